@@ -1,0 +1,3 @@
+from helium.cli import main
+
+main()

@@ -1,0 +1,277 @@
+"""The typer application: one function per command, each parsing options and delegating."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from helium import __version__
+
+app = typer.Typer(
+    name="helium",
+    invoke_without_command=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+run_app = typer.Typer(help="Run a flow once, headless, and exit with its status.", no_args_is_help=True)
+app.add_typer(run_app, name="run")
+
+ModelOpt = Annotated[Optional[str], typer.Option("--model", "-m", help="Model id: openai/<m>, ollama/<m>, claude-*, "
+                                                 "gemini/<m>, or any id with --base-url. Env: HELIUM_MODEL.")]
+BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. "
+                                                   "http://127.0.0.1:8080/v1. Env: HELIUM_BASE_URL.")]
+ApiKeyOpt = Annotated[Optional[str], typer.Option("--api-key", help="API key for the endpoint. Env: HELIUM_API_KEY.",
+                                                  show_default=False)]
+ToolCallingOpt = Annotated[Optional[str], typer.Option("--tool-calling", help="native (default) or prompt, for "
+                                                       "models without native tool calls.")]
+ApproveOpt = Annotated[Optional[str], typer.Option("--approve", help="ask (default on a terminal), auto, or deny "
+                                                   "(default without a terminal).")]
+AutoApproveOpt = Annotated[bool, typer.Option("--auto-approve", help="Approve every risky call (same as --approve auto).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document for scripts.")]
+RunIdArg = Annotated[str, typer.Argument(help="A run id, or a unique prefix of one (see `helium runs`).")]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"helium {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(ctx: typer.Context,
+         version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True,
+                                               help="Print the version and exit.")] = False) -> None:
+    """Helium: a terminal AI agent whose every run is a durable, resumable LangGraph graph.
+
+    Examples:
+
+      helium                                   # interactive chat
+      helium run chat "what is in this repo?"  # one shot, headless
+      helium runs                              # every run in this project
+      helium resume 1a2b3c                     # continue a paused or crashed run
+    """
+    if ctx.invoked_subcommand is None:
+        from helium.cli.repl import run_repl
+
+        raise typer.Exit(run_repl(_settings(), resume_id=None))
+
+
+@run_app.command("chat")
+def run_chat(prompt: Annotated[str, typer.Argument(help="What to ask.")],
+             model: ModelOpt = None, base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None,
+             tool_calling: ToolCallingOpt = None, approve: ApproveOpt = None, auto_approve: AutoApproveOpt = False,
+             json_output: JsonOpt = False) -> None:
+    """Ask once and exit. Exit codes: 0 done, 1 failed, 3 a call was denied, 4 waiting for approval, 130 Ctrl-C.
+
+    Examples:
+
+      helium run chat "summarise README.md"
+      helium run chat "run the tests and fix what fails" --auto-approve
+      helium run chat "list the TODOs" --model openai/gpt-4o-mini --json
+    """
+    from helium.cli.session import open_driver, report
+
+    settings = _settings(model, base_url, api_key, tool_calling, _approval(approve, auto_approve))
+    with open_driver(settings, json_output=json_output) as driver:
+        outcome = driver.start("chat", prompt)
+    raise typer.Exit(report(outcome, json_output))
+
+
+@app.command("chat")
+def chat(resume: Annotated[Optional[str], typer.Option("--resume", help="Continue the conversation of this run.")] = None,
+         model: ModelOpt = None, base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None,
+         tool_calling: ToolCallingOpt = None, approve: ApproveOpt = None,
+         auto_approve: AutoApproveOpt = False) -> None:
+    """Interactive chat (the same as `helium` alone): history, multi-line input, /help, /runs, /resume, /exit.
+
+    Examples:
+
+      helium chat
+      helium chat --resume 1a2b3c
+      helium chat --model openai/gpt-4o-mini --auto-approve
+    """
+    from helium.cli.repl import run_repl
+
+    settings = _settings(model, base_url, api_key, tool_calling, _approval(approve, auto_approve))
+    raise typer.Exit(run_repl(settings, resume_id=resume))
+
+
+@app.command("runs")
+def runs(json_output: JsonOpt = False,
+         flow: Annotated[Optional[str], typer.Option("--flow", help="Only runs of this flow.")] = None,
+         limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many, newest first.")] = 50) -> None:
+    """List the runs in this project: id, flow, title, status, model, tokens, cost, updated.
+
+    Examples:
+
+      helium runs
+      helium runs --flow chat -n 10
+      helium runs --json | jq '.[0].id'
+    """
+    from helium.cli import views
+    from helium.state.store import ProjectStore
+
+    with ProjectStore(_settings().db_path) as store:
+        records = store.runs.list(flow=flow, limit=limit)
+    if json_output:
+        typer.echo(json.dumps([r.to_json() for r in records], indent=2))
+    else:
+        views.print_runs(records)
+
+
+@app.command("resume")
+def resume(run_id: RunIdArg,
+           message: Annotated[Optional[str], typer.Option("--message", help="Continue a finished conversation "
+                                                          "with this message.")] = None,
+           model: ModelOpt = None, base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None,
+           tool_calling: ToolCallingOpt = None, approve: ApproveOpt = None, auto_approve: AutoApproveOpt = False,
+           json_output: JsonOpt = False) -> None:
+    """Continue a run that waits for approval, was stopped with Ctrl-C, failed, or was killed.
+
+    Finished tool calls are not run again; a call cut off mid-way is reported to the model, not repeated.
+
+    Examples:
+
+      helium resume 1a2b3c
+      helium resume 1a2b3c --auto-approve
+      helium resume 1a2b3c --message "now add tests"
+    """
+    from helium.cli.session import open_driver, report, resume_run
+
+    settings = _settings(model, base_url, api_key, tool_calling, _approval(approve, auto_approve))
+    with open_driver(settings, json_output=json_output) as driver:
+        outcome = resume_run(driver, run_id, message)
+    raise typer.Exit(report(outcome, json_output))
+
+
+@app.command("history")
+def history(run_id: RunIdArg, json_output: JsonOpt = False) -> None:
+    """List a run's checkpoints: step, node, time, checkpoint id and a one-line summary.
+
+    Examples:
+
+      helium history 1a2b3c
+      helium history 1a2b3c --json
+    """
+    from helium.cli import views
+    from helium.cli.session import checkpoint_history
+    from helium.state.store import ProjectStore
+
+    with ProjectStore(_settings().db_path) as store:
+        steps = checkpoint_history(store, run_id)
+    if json_output:
+        typer.echo(json.dumps(steps, indent=2))
+    else:
+        views.print_history(steps)
+
+
+@app.command("fork")
+def fork(run_id: RunIdArg,
+         at: Annotated[str, typer.Option("--at", help="Checkpoint id (or prefix), or step number, from `helium history`.")],
+         message: Annotated[Optional[str], typer.Option("--message", help="Replace the user's message at that step "
+                                                        "(or add one) before continuing.")] = None,
+         model: ModelOpt = None, base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None,
+         tool_calling: ToolCallingOpt = None, approve: ApproveOpt = None, auto_approve: AutoApproveOpt = False,
+         json_output: JsonOpt = False) -> None:
+    """Start a new run from a step of an old one (time travel); the old run is left as it was.
+
+    Examples:
+
+      helium fork 1a2b3c --at 3
+      helium fork 1a2b3c --at 1f1e69 --message "use Python instead"
+    """
+    from helium.cli.session import fork_run, open_driver, report
+
+    settings = _settings(model, base_url, api_key, tool_calling, _approval(approve, auto_approve))
+    with open_driver(settings, json_output=json_output) as driver:
+        outcome = fork_run(driver, run_id, at, message)
+    raise typer.Exit(report(outcome, json_output))
+
+
+@app.command("show")
+def show(run_id: RunIdArg, json_output: JsonOpt = False) -> None:
+    """Print a run's transcript: messages, tool calls and their results.
+
+    Examples:
+
+      helium show 1a2b3c
+      helium show 1a2b3c --json
+    """
+    from helium.cli import views
+    from helium.cli.session import transcript
+    from helium.state.store import ProjectStore
+
+    with ProjectStore(_settings().db_path) as store:
+        run, messages = transcript(store, run_id)
+    if json_output:
+        typer.echo(json.dumps({"run": run.to_json(), "messages": messages}, indent=2))
+    else:
+        views.print_transcript(run, messages)
+
+
+@app.command("audit")
+def audit(run_id: RunIdArg, json_output: JsonOpt = False) -> None:
+    """Print every permission decision of a run: checkpoint, tool, arguments, decision, who decided.
+
+    Examples:
+
+      helium audit 1a2b3c
+      helium audit 1a2b3c --json
+    """
+    from dataclasses import asdict
+
+    from helium.cli import views
+    from helium.state.store import ProjectStore
+
+    with ProjectStore(_settings().db_path) as store:
+        run = store.runs.get(run_id)
+        entries = store.audit.entries(run.id)
+    if json_output:
+        typer.echo(json.dumps([asdict(e) for e in entries], indent=2))
+    else:
+        views.print_audit(run, entries)
+
+
+@app.command("graph")
+def graph(name: Annotated[str, typer.Argument(help="The flow: chat.")] = "chat",
+          fmt: Annotated[str, typer.Option("--format", "-f", help="ascii, mermaid, dot or png.")] = "ascii",
+          output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file "
+                                                         "(png defaults to NAME.png).")] = None) -> None:
+    """Draw a flow's graph, offline (no online renderer is called).
+
+    Examples:
+
+      helium graph chat
+      helium graph chat --format mermaid
+      helium graph chat --format png -o chat.png
+    """
+    from helium.errors import HeliumError
+    from helium.graphs import flow_module
+    from helium.graphs.drawing import render
+
+    if fmt not in ("ascii", "mermaid", "dot", "png"):
+        raise HeliumError(f"unknown format {fmt!r}: use ascii, mermaid, dot or png")
+    drawing = render(flow_module(name).build_graph(), fmt)  # type: ignore[arg-type]
+    if fmt == "png" or output is not None:
+        target = output or Path(f"{name}.png")
+        target.write_bytes(drawing if isinstance(drawing, bytes) else drawing.encode())
+        typer.echo(f"wrote {target}")
+    else:
+        typer.echo(drawing)
+
+
+def _settings(model: str | None = None, base_url: str | None = None, api_key: str | None = None,
+              tool_calling: str | None = None, approve: str | None = None):
+    from helium.config import load_settings
+
+    return load_settings(model=model, base_url=base_url, api_key=api_key, tool_calling=tool_calling, approve=approve)
+
+
+def _approval(approve: str | None, auto_approve: bool) -> str | None:
+    return "auto" if auto_approve else approve
+

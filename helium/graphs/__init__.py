@@ -1,0 +1,17 @@
+"""One module per flow; each exposes build_graph() and build_context()."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from helium.errors import HeliumError
+from helium.graphs import chat
+
+FLOWS: dict[str, ModuleType] = {chat.FLOW: chat}
+
+
+def flow_module(name: str) -> ModuleType:
+    try:
+        return FLOWS[name]
+    except KeyError:
+        raise HeliumError(f"unknown flow {name!r}; the flows are: {', '.join(FLOWS)}") from None

@@ -1,0 +1,53 @@
+"""The agent loop every tool-using flow reuses: model -> gate -> tools -> model.
+
+Chat, coding, subagents and skills differ only in their tools, prompt and turn
+limit, which arrive as run-time context (the original design's "two callables",
+expressed as graph parameters).
+"""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import get_runtime
+
+from helium.nodes.context import AgentContext
+from helium.nodes.model import call_model
+from helium.nodes.permissions import gate_tool_calls
+from helium.nodes.tools import run_tools
+from helium.state.schema import AgentState
+
+NODES_PER_TURN = 3
+
+
+def route_after_model(state: AgentState) -> str:
+    """Tool calls (valid or not) go through the gate; a plain answer ends the run."""
+    message = state["messages"][-1]
+    if isinstance(message, AIMessage) and (message.tool_calls or message.invalid_tool_calls):
+        return "gate"
+    return END
+
+
+def route_after_tools(state: AgentState) -> str:
+    """Back to the model, unless the flow's turn limit is reached."""
+    max_turns = get_runtime(AgentContext).context.max_turns
+    return END if state.get("turns", 0) >= max_turns else "model"
+
+
+def build_agent_loop(checkpointer: BaseCheckpointSaver | None = None, *, name: str) -> CompiledStateGraph:
+    builder = StateGraph(AgentState, context_schema=AgentContext)
+    builder.add_node("model", call_model)
+    builder.add_node("gate", gate_tool_calls)
+    builder.add_node("tools", run_tools)
+    builder.add_edge(START, "model")
+    builder.add_conditional_edges("model", route_after_model, ["gate", END])
+    builder.add_edge("gate", "tools")
+    builder.add_conditional_edges("tools", route_after_tools, ["model", END])
+    return builder.compile(checkpointer=checkpointer, name=name)
+
+
+def recursion_limit(max_turns: int) -> int:
+    """An explicit step budget: every turn is at most three nodes, plus slack for the input step."""
+    return max_turns * NODES_PER_TURN + 5

@@ -1,0 +1,1 @@
+"""Node functions of the agent loop, grouped by concern: model, permissions, tools."""

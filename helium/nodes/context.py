@@ -1,0 +1,37 @@
+"""Run-time context of the agent loop: what a run needs that must never be checkpointed.
+
+The chat model (which holds the API key), the tools, the store and the approval
+mode are passed per invocation as LangGraph context, so a resumed run picks up the
+current settings and no secret reaches a checkpoint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.tools import BaseTool
+
+from helium.config import ApprovalMode, ToolCalling
+
+if TYPE_CHECKING:
+    from helium.state.store import ProjectStore
+
+
+@dataclass
+class AgentContext:
+    run_id: str
+    model: BaseChatModel
+    tools: list[BaseTool]
+    store: ProjectStore
+    system_prompt: str
+    approval: ApprovalMode
+    permissions_path: Path
+    tool_calling: ToolCalling = "native"
+    max_turns: int = 20
+    tool_output_limit: int = 20_000
+
+    def tool_named(self, name: str) -> BaseTool | None:
+        return next((t for t in self.tools if t.name == name), None)

@@ -1,0 +1,51 @@
+"""The model node: one model turn, streamed, with native or prompt-mode tool calls."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from helium.errors import ToolCallFormatError
+from helium.models.prompt_tools import REPAIR_PROMPT, MalformedToolCall, as_prompt_messages, parse_reply, \
+    tool_format_prompt
+from helium.nodes.context import AgentContext
+from helium.state.schema import AgentState, Usage, add_usage
+
+
+def call_model(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    """Ask the model for its next turn; tokens stream to the caller through LangGraph's messages mode."""
+    ctx = runtime.context
+    if ctx.tool_calling == "prompt":
+        reply, usage = _prompt_mode_turn(ctx, state["messages"])
+    else:
+        model = ctx.model.bind_tools(ctx.tools) if ctx.tools else ctx.model
+        reply = model.invoke([SystemMessage(ctx.system_prompt), *state["messages"]])
+        usage = _usage_of(reply)
+    return {"messages": [reply], "turns": state.get("turns", 0) + 1, "usage": usage}
+
+
+def _prompt_mode_turn(ctx: AgentContext, history: list[BaseMessage]) -> tuple[AIMessage, Usage]:
+    """Text-only tool calling: parse the strict format, re-ask once if malformed, then fail clearly."""
+    messages = [SystemMessage(f"{ctx.system_prompt}\n\n{tool_format_prompt(ctx.tools)}"),
+                *as_prompt_messages(history)]
+    raw = ctx.model.invoke(messages)
+    usage = _usage_of(raw)
+    try:
+        prose, calls = parse_reply(raw.text)
+    except MalformedToolCall as first:
+        repair = [*messages, AIMessage(raw.text), HumanMessage(REPAIR_PROMPT.format(error=first))]
+        raw = ctx.model.invoke(repair)
+        usage = add_usage(usage, _usage_of(raw))
+        try:
+            prose, calls = parse_reply(raw.text)
+        except MalformedToolCall as second:
+            raise ToolCallFormatError(
+                f"the model's tool call was malformed twice ({second}); use a model that follows the format, "
+                "or one with native tool calls (--tool-calling native)"
+            ) from None
+    return AIMessage(content=prose, tool_calls=calls, id=raw.id, usage_metadata=raw.usage_metadata), usage
+
+
+def _usage_of(message: AIMessage) -> Usage:
+    meta = message.usage_metadata or {}
+    return {"input_tokens": meta.get("input_tokens", 0), "output_tokens": meta.get("output_tokens", 0)}

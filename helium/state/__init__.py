@@ -1,0 +1,1 @@
+"""State schemas and the project store (checkpoints, runs index, audit log, tool ledger)."""

@@ -1,0 +1,14 @@
+"""Tools the model can call, each with a permission tier (safe, risky, conditional)."""
+
+from __future__ import annotations
+
+from langchain_core.tools import BaseTool
+
+from helium.tools.files import file_tools
+from helium.tools.shell import bash_tool
+from helium.tools.workspace import Workspace
+
+
+def workspace_tools(workspace: Workspace) -> list[BaseTool]:
+    """The chat flow's tools: read_file, list_dir, glob, grep, write_file, edit_file, bash."""
+    return [*file_tools(workspace), bash_tool(workspace)]
