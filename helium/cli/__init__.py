@@ -6,7 +6,11 @@ them, so `helium --help` starts fast.
 
 from __future__ import annotations
 
+import os
+import sqlite3
 import sys
+import traceback
+from pathlib import Path
 
 from helium.cli.app import app
 from helium.errors import HeliumError
@@ -17,5 +21,17 @@ def main() -> None:
     try:
         app()
     except HeliumError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(1)
+        _fail(str(exc))
+    except sqlite3.Error as exc:
+        from helium.state.store import describe_store_error
+
+        _fail(str(describe_store_error(exc, Path(".helium") / "helium.db")))
+    except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
+        if os.environ.get("HELIUM_DEBUG"):
+            traceback.print_exc()
+        _fail(f"unexpected {type(exc).__name__}: {exc} (set HELIUM_DEBUG=1 for a traceback)")
+
+
+def _fail(message: str) -> None:
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(1)

@@ -15,7 +15,7 @@ app = typer.Typer(
     invoke_without_command=True,
     pretty_exceptions_enable=False,
     add_completion=False,
-    rich_markup_mode="rich",
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 run_app = typer.Typer(help="Run a flow once, headless, and exit with its status.", no_args_is_help=True)
@@ -50,6 +50,7 @@ def root(ctx: typer.Context,
 
     Examples:
 
+    \b
       helium                                   # interactive chat
       helium run chat "what is in this repo?"  # one shot, headless
       helium runs                              # every run in this project
@@ -70,6 +71,7 @@ def run_chat(prompt: Annotated[str, typer.Argument(help="What to ask.")],
 
     Examples:
 
+    \b
       helium run chat "summarise README.md"
       helium run chat "run the tests and fix what fails" --auto-approve
       helium run chat "list the TODOs" --model openai/gpt-4o-mini --json
@@ -91,6 +93,7 @@ def chat(resume: Annotated[Optional[str], typer.Option("--resume", help="Continu
 
     Examples:
 
+    \b
       helium chat
       helium chat --resume 1a2b3c
       helium chat --model openai/gpt-4o-mini --auto-approve
@@ -109,6 +112,7 @@ def runs(json_output: JsonOpt = False,
 
     Examples:
 
+    \b
       helium runs
       helium runs --flow chat -n 10
       helium runs --json | jq '.[0].id'
@@ -137,6 +141,7 @@ def resume(run_id: RunIdArg,
 
     Examples:
 
+    \b
       helium resume 1a2b3c
       helium resume 1a2b3c --auto-approve
       helium resume 1a2b3c --message "now add tests"
@@ -155,6 +160,7 @@ def history(run_id: RunIdArg, json_output: JsonOpt = False) -> None:
 
     Examples:
 
+    \b
       helium history 1a2b3c
       helium history 1a2b3c --json
     """
@@ -182,6 +188,7 @@ def fork(run_id: RunIdArg,
 
     Examples:
 
+    \b
       helium fork 1a2b3c --at 3
       helium fork 1a2b3c --at 1f1e69 --message "use Python instead"
     """
@@ -199,6 +206,7 @@ def show(run_id: RunIdArg, json_output: JsonOpt = False) -> None:
 
     Examples:
 
+    \b
       helium show 1a2b3c
       helium show 1a2b3c --json
     """
@@ -220,6 +228,7 @@ def audit(run_id: RunIdArg, json_output: JsonOpt = False) -> None:
 
     Examples:
 
+    \b
       helium audit 1a2b3c
       helium audit 1a2b3c --json
     """
@@ -246,6 +255,7 @@ def graph(name: Annotated[str, typer.Argument(help="The flow: chat.")] = "chat",
 
     Examples:
 
+    \b
       helium graph chat
       helium graph chat --format mermaid
       helium graph chat --format png -o chat.png

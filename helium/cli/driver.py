@@ -8,8 +8,13 @@ cost, and turns failures into one-line messages; the run stays resumable.
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
+import sys
+import threading
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +30,7 @@ from helium.errors import HeliumError
 from helium.graphs import flow_module
 from helium.graphs.agent_loop import recursion_limit
 from helium.models import describe_model_error, estimate_cost, route_model
-from helium.state.runs import RunRecord, RunStatus
+from helium.state.runs import RunRecord, RunStatus, set_status_from_another_thread
 from helium.state.store import ProjectStore, describe_store_error
 
 EXIT_OK, EXIT_ERROR, EXIT_DENIED, EXIT_WAITING, EXIT_INTERRUPTED = 0, 1, 3, 4, 130
@@ -92,8 +97,10 @@ class RunDriver:
         while True:
             self.store.runs.set_status(run.id, "running")
             try:
-                for mode, data in graph.stream(payload, config, context=context, stream_mode=["messages", "updates"]):
-                    self._show(mode, data, outcome)
+                with self._ctrl_c_stops(run.id):
+                    for mode, data in graph.stream(payload, config, context=context,
+                                                   stream_mode=["messages", "updates"]):
+                        self._show(mode, data, outcome)
             except KeyboardInterrupt:
                 self._end_line()
                 return self._finish(graph, config, outcome, "interrupted", "stopped with Ctrl-C")
@@ -109,6 +116,33 @@ class RunDriver:
             if not self.interactive:
                 return self._finish(graph, config, outcome, "waiting-approval", None)
             payload = Command(resume={i.id: self._ask(i.value) for i in snapshot.interrupts})
+
+    @contextmanager
+    def _ctrl_c_stops(self, run_id: str) -> Iterator[None]:
+        """Ctrl-C ends the process at once, leaving the run at its last checkpoint, resumable.
+
+        A KeyboardInterrupt would only surface once the node running in LangGraph's worker
+        thread finished (a slow model call, a long command); stopping at once is as safe as
+        a kill -9, which the checkpoints and the tool ledger are built for.
+        """
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def stop(signum: int, frame: object) -> None:
+            self._end_line()
+            try:
+                set_status_from_another_thread(str(self.store.path), run_id, "interrupted", "stopped with Ctrl-C")
+            except sqlite3.Error:
+                pass  # a run whose process is gone reads as interrupted anyway
+            print(f"interrupted; continue with: helium resume {run_id}", file=sys.stderr, flush=True)
+            os._exit(EXIT_INTERRUPTED)
+
+        previous = signal.signal(signal.SIGINT, stop)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
     def _finish(self, graph: Any, config: dict, outcome: RunOutcome, status: RunStatus,
                 error: str | None) -> RunOutcome:

@@ -31,9 +31,15 @@ def route_after_model(state: AgentState) -> str:
 
 
 def route_after_tools(state: AgentState) -> str:
-    """Back to the model, unless the flow's turn limit is reached."""
-    max_turns = get_runtime(AgentContext).context.max_turns
-    return END if state.get("turns", 0) >= max_turns else "model"
+    """Back to the model, unless the flow's turn limit is reached.
+
+    `update_state` (forking a run) evaluates this edge outside any run, with no context:
+    then the limit is checked when the forked run itself goes through here.
+    """
+    runtime = get_runtime(AgentContext)
+    if runtime is not None and runtime.context is not None and state.get("turns", 0) >= runtime.context.max_turns:
+        return END
+    return "model"
 
 
 def build_agent_loop(checkpointer: BaseCheckpointSaver | None = None, *, name: str) -> CompiledStateGraph:

@@ -122,6 +122,13 @@ class RunsIndex:
         return record
 
 
+def set_status_from_another_thread(db_path: str, run_id: str, status: RunStatus, error: str | None) -> None:
+    """Record a status on a fresh connection: for a signal handler, which must not take the shared lock."""
+    with sqlite3.connect(db_path, timeout=2) as conn:
+        conn.execute("UPDATE runs SET status = ?, error = ?, updated = ?, pid = NULL WHERE id = ?",
+                     (status, error, time.time(), run_id))
+
+
 def _record(row: tuple) -> RunRecord:
     values = list(row)
     values[-1] = json.loads(values[-1] or "{}")

@@ -144,7 +144,7 @@ def test_unknown_tools_and_malformed_arguments_go_back_to_the_model(cli: Cli,
                                                                     model_server: ScriptedOpenAIServer) -> None:
     model_server.add_turns([
         {"tool_calls": [call("launch_rockets", count=3),
-                        {"id": "call_2", "name": "read_file", "arguments": '{"path": "README.md"'},
+                        {"id": "call_2", "name": "read_file", "arguments": '{"path": README.md}'},
                         call("read_file", "call_3", wrong_field=1)]},
         {"content": "Sorry, let me answer directly."},
     ])
