@@ -6,6 +6,7 @@ from pathlib import Path
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.types import Durability
 
 from helium.graphs.agent_loop import build_agent_loop, recursion_limit
 from helium.nodes.context import AgentContext
@@ -35,12 +36,13 @@ def search_tool() -> BaseTool:
 
 
 def scripted_turns(turns: int) -> list[AIMessage]:
-    calls = [AIMessage(content=f"Looking at part {t}.", tool_calls=[
+    usage = {"input_tokens": 1000, "output_tokens": 20, "total_tokens": 1020}
+    calls = [AIMessage(content=f"Looking at part {t}.", usage_metadata=usage, tool_calls=[
         {"name": "search", "args": {"query": f"handler {t}", "turn": t}, "id": f"call_{t}"}]) for t in range(turns)]
-    return [*calls, AIMessage(content="All parts inspected.")]
+    return [*calls, AIMessage(content="All parts inspected.", usage_metadata=usage)]
 
 
-def run_graph(db_path: Path, turns: int) -> ProjectStore:
+def run_graph(db_path: Path, turns: int, durability: Durability = "sync") -> ProjectStore:
     """Run the real agent loop with durable SQLite checkpoints; returns the (open) store."""
     store = ProjectStore(db_path)
     run = store.runs.create("bench", "benchmark", "scripted")
@@ -50,7 +52,7 @@ def run_graph(db_path: Path, turns: int) -> ProjectStore:
                            max_turns=turns + 1)
     graph = build_agent_loop(store.checkpointer, name="bench")
     config = {"configurable": {"thread_id": run.id}, "recursion_limit": recursion_limit(turns + 1)}
-    graph.invoke({"messages": [HumanMessage("inspect every part")]}, config, context=context, durability="sync")
+    graph.invoke({"messages": [HumanMessage("inspect every part")]}, config, context=context, durability=durability)
     return store
 
 

@@ -8,10 +8,13 @@ current settings and no secret reaches a checkpoint.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 
 from helium.config import ApprovalMode, ToolCalling
@@ -32,6 +35,11 @@ class AgentContext:
     tool_calling: ToolCalling = "native"
     max_turns: int = 20
     tool_output_limit: int = 20_000
+
+    @cached_property
+    def model_with_tools(self) -> Runnable[LanguageModelInput, AIMessage]:
+        """The model with the tools bound natively, built once per run rather than once per turn."""
+        return self.model.bind_tools(self.tools) if self.tools else self.model
 
     def tool_named(self, name: str) -> BaseTool | None:
         return next((t for t in self.tools if t.name == name), None)

@@ -18,8 +18,7 @@ def call_model(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     if ctx.tool_calling == "prompt":
         reply, usage = _prompt_mode_turn(ctx, state["messages"])
     else:
-        model = ctx.model.bind_tools(ctx.tools) if ctx.tools else ctx.model
-        reply = model.invoke([SystemMessage(ctx.system_prompt), *state["messages"]])
+        reply = ctx.model_with_tools.invoke([SystemMessage(ctx.system_prompt), *state["messages"]])
         usage = _usage_of(reply)
     return {"messages": [reply], "turns": state.get("turns", 0) + 1, "usage": usage}
 

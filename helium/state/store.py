@@ -17,6 +17,7 @@ from helium.errors import StoreError
 from helium.state.audit import AuditLog
 from helium.state.ledger import ToolLedger
 from helium.state.runs import RunsIndex
+from helium.state.serializer import CompressingSerializer
 
 BUSY_TIMEOUT_SECONDS = 10.0
 
@@ -31,7 +32,7 @@ class ProjectStore:
             self.conn = sqlite3.connect(db_path, check_same_thread=False, timeout=BUSY_TIMEOUT_SECONDS)
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the project store {db_path}: {exc}") from None
-        self.checkpointer = SqliteSaver(self.conn)
+        self.checkpointer = SqliteSaver(self.conn, serde=CompressingSerializer())
         lock = self.checkpointer.lock
         try:
             with lock:
