@@ -25,7 +25,10 @@ def print_runs(records: list[RunRecord]) -> None:
     if not records:
         _console().print("no runs yet in this project; start one with: helium run chat \"hello\"")
         return
-    table = Table("id", "flow", "title", "status", "model", "tokens in/out", "cost", "updated", box=None)
+    table = Table(box=None)
+    table.add_column("id", no_wrap=True, min_width=12)
+    for column in ("flow", "title", "status", "model", "tokens in/out", "cost", "updated"):
+        table.add_column(column)
     for r in records:
         cost = "-" if r.cost is None else f"${r.cost:.4f}"
         style = STATUS_STYLE.get(r.status, "")
@@ -35,7 +38,11 @@ def print_runs(records: list[RunRecord]) -> None:
 
 
 def print_history(steps: list[dict[str, Any]]) -> None:
-    table = Table("step", "node", "time", "checkpoint", "summary", box=None)
+    table = Table(box=None)
+    for column in ("step", "node", "time"):
+        table.add_column(column)
+    table.add_column("checkpoint", no_wrap=True, min_width=36)
+    table.add_column("summary")
     for s in steps:
         table.add_row(str(s["step"]), s["node"], format_time(s["time"]), s["checkpoint_id"], escape(s["summary"]))
     _console().print(table)
@@ -71,7 +78,11 @@ def print_audit(run: RunRecord, entries: list[AuditEntry]) -> None:
     if not entries:
         console.print(f"run {run.id} made no tool calls that needed a decision")
         return
-    table = Table("time", "checkpoint", "tool", "arguments", "decision", "decided by", "reason", box=None)
+    table = Table(box=None)
+    table.add_column("time")
+    table.add_column("checkpoint", no_wrap=True, min_width=36)
+    for column in ("tool", "arguments", "decision", "decided by", "reason"):
+        table.add_column(column)
     for e in entries:
         style = "green" if e.decision == "approved" else "red"
         table.add_row(format_time(e.created), e.checkpoint_id or "-", e.tool,
