@@ -18,7 +18,10 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-run_app = typer.Typer(help="Run a flow once, headless, and exit with its status.", no_args_is_help=True)
+run_app = typer.Typer(help="Run a flow once, headless, and exit with its status.\n\nExamples:\n\n\b\n"
+                           "  helium run chat \"what is in this repo?\"\n"
+                           "  helium run chat \"fix the failing test\" --auto-approve --json",
+                      no_args_is_help=True)
 app.add_typer(run_app, name="run")
 
 ModelOpt = Annotated[Optional[str], typer.Option("--model", "-m", help="Model id: openai/<m>, ollama/<m>, claude-*, "

@@ -110,6 +110,7 @@ def _terminal_reader(settings: Settings) -> Callable[[], str]:
     bindings = KeyBindings()
 
     @bindings.add("escape", "enter")
+    @bindings.add("escape", "c-j")  # the same keys typed ahead, while the terminal was not yet raw
     def _newline(event) -> None:  # type: ignore[no-untyped-def]
         event.current_buffer.insert_text("\n")
 

@@ -37,7 +37,7 @@ def test_help_lists_commands_and_each_has_examples(cli: Cli) -> None:
     assert top.returncode == 0
     for command in ("chat", "runs", "resume", "history", "fork", "show", "audit", "graph", "run"):
         assert command in top.stdout
-    for command in (["run", "chat"], ["chat"], ["runs"], ["resume"], ["history"], ["fork"], ["show"], ["audit"],
+    for command in (["run"], ["run", "chat"], ["chat"], ["runs"], ["resume"], ["history"], ["fork"], ["show"], ["audit"],
                     ["graph"]):
         assert "Examples" in cli.run(*command, "--help").stdout, command
     assert cli.run("--version").stdout.startswith("helium ")

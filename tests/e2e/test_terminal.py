@@ -103,3 +103,20 @@ def test_langgraph_json_points_at_importable_compiled_graphs() -> None:
         graph = getattr(module, attribute)
         assert isinstance(graph, CompiledStateGraph)
         assert {"model", "gate", "tools"} <= set(graph.get_graph().nodes)
+
+
+def test_the_repl_on_a_terminal(cli: Cli, model_server: ScriptedOpenAIServer) -> None:
+    model_server.add_turns([{"content": "Hi there, human."}, {"content": "Still here."}])
+    term = Terminal(cli)
+    term.expect("/help for help")
+    term.type("hello\r")
+    term.expect("Hi there, human.")
+    term.type("/help\r")
+    term.expect("/resume ID")
+    term.type("first line\x1b\rsecond line\r")  # Esc+Enter starts a new line
+    term.expect("Still here.")
+    term.type("/exit\r")
+    assert term.wait() == 0
+    users = [m["content"] for m in model_server.requests[1]["messages"] if m["role"] == "user"]
+    assert users == ["hello", "first line\nsecond line"]
+    assert (cli.cwd / ".helium" / "repl_history").read_text().count("hello") == 1
