@@ -28,8 +28,8 @@ def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     decisions = state.get("decisions", {})
     for call in message.tool_calls:
         output, is_error = _run_once(ctx, call, decisions.get(call["id"]))
-        results.append(ToolMessage(truncate_output(output, ctx.tool_output_limit), tool_call_id=call["id"],
-                                   name=call["name"], status="error" if is_error else "success"))
+        results.append(ToolMessage(output, tool_call_id=call["id"], name=call["name"],
+                                   status="error" if is_error else "success"))
     return {"messages": results}
 
 
@@ -47,6 +47,7 @@ def _run_once(ctx: AgentContext, call: dict, decision: Decision | None) -> tuple
         return (output or "", is_error) if state == "done" else (INTERRUPTED_CALL, True)
     ctx.store.ledger.started(ctx.run_id, call["id"], call["name"])
     output, is_error = invoke_tool(tool, call["args"])
+    output = truncate_output(output, ctx.tool_output_limit)
     ctx.store.ledger.finished(ctx.run_id, call["id"], call["name"], output, is_error)
     return output, is_error
 

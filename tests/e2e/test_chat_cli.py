@@ -55,6 +55,15 @@ def test_one_shot_chat_streams_the_answer_and_records_usage(cli: Cli, model_serv
     assert (run["flow"], run["status"], run["title"]) == ("chat", "done", "say hello")
     assert (run["tokens_in"], run["tokens_out"], run["cost"]) == (120, 12, None)
 
+    model_server.add_turns([{"content": "Scripted JSON answer.", "usage": {"prompt_tokens": 5, "completion_tokens": 3}}])
+    scripted = cli.run("run", "chat", "again", "--json", "--model", "openai/gpt-4o-mini")
+    assert scripted.returncode == 0, scripted.stderr
+    result = json.loads(scripted.stdout)
+    assert (result["status"], result["answer"], result["denied"]) == ("done", "Scripted JSON answer.", [])
+    assert result["cost"] == pytest.approx((5 * 0.15 + 3 * 0.60) / 1e6)
+    finished = cli.run("resume", result["run_id"])
+    assert finished.returncode == 1 and "nothing left to do; add --message" in finished.stderr
+
 
 def test_read_only_tools_run_and_their_output_reaches_the_model(cli: Cli, model_server: ScriptedOpenAIServer) -> None:
     model_server.add_turns([
