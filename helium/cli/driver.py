@@ -29,7 +29,7 @@ from helium.config import ApprovalMode, Settings
 from helium.errors import HeliumError
 from helium.graphs import flow_module
 from helium.graphs.agent_loop import recursion_limit
-from helium.models import describe_model_error, estimate_cost, route_model
+from helium.models import build_chat_model, describe_model_error, estimate_cost, route_model
 from helium.state.runs import RunRecord, RunStatus, set_status_from_another_thread
 from helium.state.store import ProjectStore, describe_store_error
 
@@ -82,7 +82,7 @@ class RunDriver:
 
     def start(self, flow: str, prompt: str) -> RunOutcome:
         """Create a run and drive it from the user's first message."""
-        route_model(self.settings)  # fail on a missing key before anything is recorded
+        build_chat_model(self.settings)  # a missing key or extra fails here, before anything is recorded
         run = self.store.runs.create(flow, prompt, self.settings.model)
         return self.drive(run, {"messages": [HumanMessage(prompt)]})
 
