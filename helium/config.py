@@ -41,7 +41,8 @@ class Settings:
     tool_calling: ToolCalling = "native"
     approve: ApprovalMode | None = None
     temperature: float = 0.3
-    max_turns: int = 20
+    max_turns: int | None = None
+    """Model turns per run; None means the flow's own default (chat 20, code 30)."""
     max_retries: int = 3
     request_timeout: float = 120.0
     tool_output_limit: int = 20_000

@@ -20,7 +20,8 @@ app = typer.Typer(
 )
 run_app = typer.Typer(help="Run a flow once, headless, and exit with its status.\n\nExamples:\n\n\b\n"
                            "  helium run chat \"what is in this repo?\"\n"
-                           "  helium run chat \"fix the failing test\" --auto-approve --json",
+                           "  helium run chat \"fix the failing test\" --auto-approve --json\n"
+                           "  helium run code \"add a --json flag to cli.py\"",
                       no_args_is_help=True)
 app.add_typer(run_app, name="run")
 
@@ -84,6 +85,36 @@ def run_chat(prompt: Annotated[str, typer.Argument(help="What to ask.")],
     settings = _settings(model, base_url, api_key, tool_calling, _approval(approve, auto_approve))
     with open_driver(settings, json_output=json_output) as driver:
         outcome = driver.start("chat", prompt)
+    raise typer.Exit(report(outcome, json_output))
+
+
+@run_app.command("code")
+def run_code(task: Annotated[str, typer.Argument(help="The coding task, in plain words.")],
+             env: Annotated[str, typer.Option("--env", help="Where commands run: local (this directory, under "
+                                              "bubblewrap where it is installed).")] = "local",
+             max_turns: Annotated[Optional[int], typer.Option("--max-turns", min=1, help="Model turns before "
+                                                              "stopping (default 30).")] = None,
+             model: ModelOpt = None, base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None,
+             tool_calling: ToolCallingOpt = None, approve: ApproveOpt = None, auto_approve: AutoApproveOpt = False,
+             json_output: JsonOpt = False) -> None:
+    """Work on the code in this directory until the task is done. Exit codes as for `run chat`.
+
+    Examples:
+
+    \b
+      helium run code "add a --json flag to cli.py"
+      helium run code "make the tests pass" --auto-approve --max-turns 50
+    """
+    from helium.cli.session import open_driver, report
+    from helium.graphs.coding import open_environment
+
+    settings = _settings(model, base_url, api_key, tool_calling, _approval(approve, auto_approve))
+    sandbox = open_environment(env, settings).isolation  # an unknown environment fails before a run is recorded
+    with open_driver(settings, json_output=json_output) as driver:
+        if not json_output:
+            driver.console.print(f"[dim]sandbox: {sandbox}[/]")
+        options = {"environment": env} | ({"max_turns": max_turns} if max_turns else {})
+        outcome = driver.start("code", task, options)
     raise typer.Exit(report(outcome, json_output))
 
 
@@ -250,7 +281,7 @@ def audit(run_id: RunIdArg, json_output: JsonOpt = False) -> None:
 
 
 @app.command("graph")
-def graph(name: Annotated[str, typer.Argument(help="The flow: chat.")] = "chat",
+def graph(name: Annotated[str, typer.Argument(help="The flow: chat or code.")] = "chat",
           fmt: Annotated[str, typer.Option("--format", "-f", help="ascii, mermaid, dot or png.")] = "ascii",
           output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file "
                                                          "(png defaults to NAME.png).")] = None) -> None:

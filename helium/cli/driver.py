@@ -20,6 +20,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 from langgraph.errors import GraphRecursionError
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 from rich.console import Console
 from rich.markup import escape
@@ -30,6 +31,7 @@ from helium.errors import HeliumError
 from helium.graphs import flow_module
 from helium.graphs.agent_loop import recursion_limit
 from helium.models import build_chat_model, describe_model_error, estimate_cost, route_model
+from helium.nodes.context import AgentContext
 from helium.state.runs import RunRecord, RunStatus, set_status_from_another_thread
 from helium.state.store import ProjectStore, describe_store_error
 
@@ -80,18 +82,26 @@ class RunDriver:
         self._mid_line = False
         self._calls: dict[str, dict[str, Any]] = {}
 
-    def start(self, flow: str, prompt: str) -> RunOutcome:
-        """Create a run and drive it from the user's first message."""
+    def start(self, flow: str, prompt: str, options: dict[str, Any] | None = None) -> RunOutcome:
+        """Create a run and drive it from the user's first message; `options` (environment, max_turns) stay
+        with the run, so a resume runs it the same way."""
         build_chat_model(self.settings)  # a missing key or extra fails here, before anything is recorded
-        run = self.store.runs.create(flow, prompt, self.settings.model)
+        run = self.store.runs.create(flow, prompt, self.settings.model, extra=options)
         return self.drive(run, {"messages": [HumanMessage(prompt)]})
 
     def drive(self, run: RunRecord, payload: Any) -> RunOutcome:
         """Stream the run until it finishes, fails, is interrupted or waits for an approval nobody can give."""
         module = flow_module(run.flow)
         graph = module.build_graph(self.store.checkpointer)
-        context = module.build_context(self.settings, self.store, run.id, self.approval)
-        config = {"configurable": {"thread_id": run.id}, "recursion_limit": recursion_limit(self.settings.max_turns)}
+        context = module.build_context(self.settings, self.store, run, self.approval)
+        try:
+            return self._drive(graph, context, run, payload)
+        finally:
+            if context.environment is not None:
+                context.environment.stop()
+
+    def _drive(self, graph: CompiledStateGraph, context: AgentContext, run: RunRecord, payload: Any) -> RunOutcome:
+        config = {"configurable": {"thread_id": run.id}, "recursion_limit": recursion_limit(context.max_turns)}
         outcome = RunOutcome(run.id, "running")
         self._remember_calls(graph.get_state(config))
         while True:
@@ -110,7 +120,7 @@ class RunDriver:
             self._end_line()
             snapshot = graph.get_state(config)
             if not snapshot.interrupts:
-                outcome.hit_turn_limit = bool(snapshot.values.get("turns", 0) >= self.settings.max_turns
+                outcome.hit_turn_limit = bool(snapshot.values.get("turns", 0) >= context.max_turns
                                               and _ends_with_tool_results(snapshot))
                 return self._finish(graph, config, outcome, "done", None)
             if not self.interactive:
@@ -144,7 +154,7 @@ class RunDriver:
         finally:
             signal.signal(signal.SIGINT, previous)
 
-    def _finish(self, graph: Any, config: dict, outcome: RunOutcome, status: RunStatus,
+    def _finish(self, graph: CompiledStateGraph, config: dict, outcome: RunOutcome, status: RunStatus,
                 error: str | None) -> RunOutcome:
         outcome.status, outcome.error = status, error
         try:

@@ -112,7 +112,7 @@ def fork_run(driver: RunDriver, run_id: str, at: str, message: str | None) -> Ru
         as_node = "model"
     checkpoint_id = snapshot.config["configurable"]["checkpoint_id"]
     child = store.runs.create(parent.flow, message or parent.title, driver.settings.model, parent_id=parent.id,
-                              parent_checkpoint=checkpoint_id)
+                              parent_checkpoint=checkpoint_id, extra=parent.extra)
     values["messages"] = messages
     graph.update_state(_config(child.id), values, as_node=as_node)
     driver.console.print(f"[dim]forked run {parent.id} at checkpoint {checkpoint_id} "

@@ -5,9 +5,9 @@ from __future__ import annotations
 from types import ModuleType
 
 from helium.errors import HeliumError
-from helium.graphs import chat
+from helium.graphs import chat, coding
 
-FLOWS: dict[str, ModuleType] = {chat.FLOW: chat}
+FLOWS: dict[str, ModuleType] = {chat.FLOW: chat, coding.FLOW: coding}
 
 
 def flow_module(name: str) -> ModuleType:

@@ -13,11 +13,19 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import get_runtime
 
+from helium.config import ApprovalMode, Settings
+from helium.environments import Environment
+from helium.graphs.instructions import with_project_instructions
+from helium.models import build_chat_model
 from helium.nodes.context import AgentContext
 from helium.nodes.model import call_model
 from helium.nodes.permissions import gate_tool_calls
 from helium.nodes.tools import run_tools
+from helium.state.runs import RunRecord
 from helium.state.schema import AgentState
+from helium.state.store import ProjectStore
+from helium.tools import workspace_tools
+from helium.tools.workspace import Workspace
 
 NODES_PER_TURN = 3
 
@@ -57,3 +65,21 @@ def build_agent_loop(checkpointer: BaseCheckpointSaver | None = None, *, name: s
 def recursion_limit(max_turns: int) -> int:
     """An explicit step budget: every turn is at most three nodes, plus slack for the input step."""
     return max_turns * NODES_PER_TURN + 5
+
+
+def workspace_loop_context(settings: Settings, store: ProjectStore, run: RunRecord, approval: ApprovalMode, *,
+                           system_prompt: str, environment: Environment, default_max_turns: int) -> AgentContext:
+    """The context of a loop over the workspace tools: what chat and coding share, given their prompt and place."""
+    return AgentContext(
+        run_id=run.id,
+        model=build_chat_model(settings),
+        tools=workspace_tools(Workspace(settings.workspace), environment),
+        store=store,
+        system_prompt=with_project_instructions(system_prompt, settings.workspace),
+        approval=approval,
+        permissions_path=settings.permissions_path,
+        tool_calling=settings.tool_calling,
+        max_turns=run.extra.get("max_turns") or settings.max_turns or default_max_turns,
+        tool_output_limit=settings.tool_output_limit,
+        environment=environment,
+    )

@@ -1,4 +1,4 @@
-"""The chat flow: the agent loop with the workspace tools."""
+"""The chat flow: the agent loop with the workspace tools, approvals on every risky call."""
 
 from __future__ import annotations
 
@@ -6,33 +6,28 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
 from helium.config import ApprovalMode, Settings
-from helium.graphs.agent_loop import build_agent_loop
+from helium.environments import LocalEnvironment
+from helium.graphs.agent_loop import build_agent_loop, workspace_loop_context
 from helium.graphs.prompts import CHAT_SYSTEM_PROMPT
-from helium.models import build_chat_model
 from helium.nodes.context import AgentContext
+from helium.state.runs import RunRecord
 from helium.state.store import ProjectStore
-from helium.tools import workspace_tools
-from helium.tools.workspace import Workspace
 
 FLOW = "chat"
+DEFAULT_MAX_TURNS = 20
 
 
 def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStateGraph:
     return build_agent_loop(checkpointer, name=FLOW)
 
 
-def build_context(settings: Settings, store: ProjectStore, run_id: str, approval: ApprovalMode) -> AgentContext:
-    return AgentContext(
-        run_id=run_id,
-        model=build_chat_model(settings),
-        tools=workspace_tools(Workspace(settings.workspace)),
-        store=store,
+def build_context(settings: Settings, store: ProjectStore, run: RunRecord, approval: ApprovalMode) -> AgentContext:
+    """Chat runs commands straight in the workspace: the permission gate is what guards the machine."""
+    return workspace_loop_context(
+        settings, store, run, approval,
         system_prompt=CHAT_SYSTEM_PROMPT.format(workspace=settings.workspace),
-        approval=approval,
-        permissions_path=settings.permissions_path,
-        tool_calling=settings.tool_calling,
-        max_turns=settings.max_turns,
-        tool_output_limit=settings.tool_output_limit,
+        environment=LocalEnvironment(settings.workspace, isolate=False),
+        default_max_turns=DEFAULT_MAX_TURNS,
     )
 
 

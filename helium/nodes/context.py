@@ -18,6 +18,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 
 from helium.config import ApprovalMode, ToolCalling
+from helium.environments import Environment
 
 if TYPE_CHECKING:
     from helium.state.store import ProjectStore
@@ -35,6 +36,8 @@ class AgentContext:
     tool_calling: ToolCalling = "native"
     max_turns: int = 20
     tool_output_limit: int = 20_000
+    environment: Environment | None = None
+    """Where the tools run commands; the driver stops it when the run ends."""
 
     @cached_property
     def model_with_tools(self) -> Runnable[LanguageModelInput, AIMessage]:

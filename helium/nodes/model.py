@@ -20,7 +20,12 @@ def call_model(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     else:
         reply = ctx.model_with_tools.invoke([SystemMessage(ctx.system_prompt), *state["messages"]])
         usage = _usage_of(reply)
-    return {"messages": [reply], "turns": state.get("turns", 0) + 1, "usage": usage}
+    return {"messages": [reply], "turns": _turn_number(state), "usage": usage}
+
+
+def _turn_number(state: AgentState) -> int:
+    """Turns count from the user's latest message: a long conversation is not one long task."""
+    return 1 if isinstance(state["messages"][-1], HumanMessage) else state.get("turns", 0) + 1
 
 
 def _prompt_mode_turn(ctx: AgentContext, history: list[BaseMessage]) -> tuple[AIMessage, Usage]:

@@ -43,7 +43,7 @@ class AgentState(TypedDict, total=False):
     messages: Annotated[list[AnyMessage], DeltaChannel(_messages_delta_reducer,
                                                        snapshot_frequency=MESSAGE_SNAPSHOT_EVERY)]
     turns: int
-    """Model turns taken so far; the loop stops at the flow's `max_turns`."""
+    """Model turns since the user's latest message; the loop stops at the flow's `max_turns`."""
     decisions: dict[str, Decision]
     """The gate's decisions for the latest model turn's tool calls, by tool-call id."""
     usage: Annotated[Usage, add_usage]

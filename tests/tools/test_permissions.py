@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from helium.errors import ConfigError
+from helium.environments import LocalEnvironment
 from helium.tools import workspace_tools
 from helium.tools.permissions import PermissionRules, Rule, always_rule, needs_approval
 from helium.tools.workspace import Workspace
@@ -38,7 +39,7 @@ def test_malformed_rules_name_the_file(tmp_path: Path) -> None:
 
 
 def test_tiers_decide_what_needs_approval() -> None:
-    tools = {t.name: t for t in workspace_tools(Workspace(Path(".")))}
+    tools = {t.name: t for t in workspace_tools(Workspace(Path(".")), LocalEnvironment(Path("."), isolate=False))}
     assert needs_approval(tools["read_file"], {"path": "x"}) == (False, "safe tool")
     assert needs_approval(tools["write_file"], {"path": "x", "content": ""})[0] is True
     assert needs_approval(tools["bash"], {"command": "git status"})[0] is False
