@@ -66,20 +66,19 @@ class LocalEnvironment:
                 "bash", "-c", command]
 
     def upload(self, source: Path, target: str) -> None:
-        destination = Path(self.root, target)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_dir():
-            shutil.copytree(source, destination, dirs_exist_ok=True)
-        else:
-            shutil.copy2(source, destination)
+        _copy(source, Path(self.root, target))
 
     def download(self, source: str, target: Path) -> None:
-        origin = Path(self.root, source)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if origin.is_dir():
-            shutil.copytree(origin, target, dirs_exist_ok=True)
-        else:
-            shutil.copy2(origin, target)
+        _copy(Path(self.root, source), target)
 
     def stop(self) -> None:
         """Nothing to tear down: the work directory belongs to the user."""
+
+
+def _copy(origin: Path, destination: Path) -> None:
+    """Copy a file or a whole directory, creating the destination's parents."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    if origin.is_dir():
+        shutil.copytree(origin, destination, dirs_exist_ok=True)
+    else:
+        shutil.copy2(origin, destination)
