@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from helium import __version__
+
+if TYPE_CHECKING:
+    from helium.config import Settings
 
 app = typer.Typer(
     name="helium",
@@ -310,7 +313,8 @@ def graph(name: Annotated[str, typer.Argument(help="The flow: chat or code.")] =
 
 
 def _settings(model: str | None = None, base_url: str | None = None, api_key: str | None = None,
-              tool_calling: str | None = None, approve: str | None = None):
+              tool_calling: str | None = None, approve: str | None = None) -> Settings:
+    """Settings for this directory with the command's flags on top (a flag left out is None)."""
     from helium.config import load_settings
 
     return load_settings(model=model, base_url=base_url, api_key=api_key, tool_calling=tool_calling, approve=approve)

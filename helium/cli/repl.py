@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from helium.cli import views
 from helium.cli.driver import RunDriver
-from helium.cli.session import approval_mode, open_driver, report, _config
+from helium.cli.session import approval_mode, open_driver, report, thread_config
 from helium.config import Settings
 from helium.errors import HeliumError
 from helium.graphs import flow_module
@@ -70,7 +70,7 @@ def _send(driver: RunDriver, current: RunRecord | None, text: str) -> RunRecord:
         outcome = driver.start("chat", text)
     else:
         graph = flow_module(current.flow).build_graph(driver.store.checkpointer)
-        if graph.get_state(_config(current.id)).next:
+        if graph.get_state(thread_config(current.id)).next:
             driver.drive(current, None)
         outcome = driver.drive(current, {"messages": [HumanMessage(text)]})
     report(outcome, json_output=False)

@@ -72,16 +72,16 @@ def _graph_for(store: ProjectStore, run: RunRecord) -> CompiledStateGraph:
     return flow_module(run.flow).build_graph(store.checkpointer)
 
 
-def _config(run_id: str, checkpoint_id: str | None = None) -> dict:
-    configurable = {"thread_id": run_id} | ({"checkpoint_id": checkpoint_id} if checkpoint_id else {})
-    return {"configurable": configurable}
+def thread_config(run_id: str) -> dict:
+    """The LangGraph config naming a run's thread."""
+    return {"configurable": {"thread_id": run_id}}
 
 
 def resume_run(driver: RunDriver, run_id: str, message: str | None) -> RunOutcome:
     run = driver.store.runs.get(run_id)
     if run.status == "running":
         raise HeliumError(f"run {run.id} is still running (process {run.pid}); stop it first")
-    snapshot = _graph_for(driver.store, run).get_state(_config(run.id))
+    snapshot = _graph_for(driver.store, run).get_state(thread_config(run.id))
     if snapshot.next:
         if message:
             raise HeliumError(f"run {run.id} has unfinished steps; resume it first, then add a message")
@@ -114,7 +114,7 @@ def fork_run(driver: RunDriver, run_id: str, at: str, message: str | None) -> Ru
     child = store.runs.create(parent.flow, message or parent.title, driver.settings.model, parent_id=parent.id,
                               parent_checkpoint=checkpoint_id, extra=parent.extra)
     values["messages"] = messages
-    graph.update_state(_config(child.id), values, as_node=as_node)
+    graph.update_state(thread_config(child.id), values, as_node=as_node)
     driver.console.print(f"[dim]forked run {parent.id} at checkpoint {checkpoint_id} "
                          f"(step {snapshot.metadata.get('step')}) into run {child.id}[/]", highlight=False)
     return driver.drive(child, None)
@@ -122,7 +122,7 @@ def fork_run(driver: RunDriver, run_id: str, at: str, message: str | None) -> Ru
 
 def find_checkpoint(graph: CompiledStateGraph, run_id: str, at: str) -> StateSnapshot:
     """A checkpoint of the run by id, unique id prefix, or step number."""
-    history = list(graph.get_state_history(_config(run_id)))
+    history = list(graph.get_state_history(thread_config(run_id)))
     by_step = [s for s in history if at.lstrip("-").isdigit() and s.metadata.get("step") == int(at)]
     by_id = [s for s in history if s.config["configurable"]["checkpoint_id"].startswith(at)]
     found = by_step or by_id
@@ -135,7 +135,7 @@ def find_checkpoint(graph: CompiledStateGraph, run_id: str, at: str) -> StateSna
 def checkpoint_history(store: ProjectStore, run_id: str) -> list[dict[str, Any]]:
     """Oldest first: step, the node that produced the checkpoint, time, id, what it changed."""
     run = store.runs.get(run_id)
-    snapshots = list(_graph_for(store, run).get_state_history(_config(run.id)))[::-1]
+    snapshots = list(_graph_for(store, run).get_state_history(thread_config(run.id)))[::-1]
     steps = []
     previous: StateSnapshot | None = None
     for snap in snapshots:
@@ -179,7 +179,7 @@ def _message_line(message: BaseMessage, width: int = 70) -> str:
 
 def transcript(store: ProjectStore, run_id: str) -> tuple[RunRecord, list[dict[str, Any]]]:
     run = store.runs.get(run_id)
-    snapshot = _graph_for(store, run).get_state(_config(run.id))
+    snapshot = _graph_for(store, run).get_state(thread_config(run.id))
     return run, [message_json(m) for m in snapshot.values.get("messages", [])]
 
 
