@@ -34,6 +34,7 @@ from helium.models import build_chat_model, describe_model_error, estimate_cost,
 from helium.nodes.context import AgentContext
 from helium.state.runs import RunRecord, RunStatus, set_status_from_another_thread
 from helium.state.store import ProjectStore, describe_store_error
+from helium.tools.todo import render_todos
 
 EXIT_OK, EXIT_ERROR, EXIT_DENIED, EXIT_WAITING, EXIT_INTERRUPTED = 0, 1, 3, 4, 130
 
@@ -201,6 +202,8 @@ class RunDriver:
                 continue
             if node == "gate":
                 self._show_decisions(update.get("decisions", {}), outcome)
+            if "todos" in update:
+                self._line("[bold]todo[/]\n" + escape(render_todos(update["todos"])))
             for message in update.get("messages", []):
                 if isinstance(message, AIMessage):
                     self._end_line()

@@ -8,6 +8,7 @@ expressed as graph parameters).
 from __future__ import annotations
 
 from langchain_core.messages import AIMessage
+from langchain_core.tools import BaseTool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -68,12 +69,13 @@ def recursion_limit(max_turns: int) -> int:
 
 
 def workspace_loop_context(settings: Settings, store: ProjectStore, run: RunRecord, approval: ApprovalMode, *,
-                           system_prompt: str, environment: Environment, default_max_turns: int) -> AgentContext:
+                           system_prompt: str, environment: Environment, default_max_turns: int,
+                           extra_tools: list[BaseTool] | None = None) -> AgentContext:
     """The context of a loop over the workspace tools: what chat and coding share, given their prompt and place."""
     return AgentContext(
         run_id=run.id,
         model=build_chat_model(settings),
-        tools=workspace_tools(Workspace(settings.workspace), environment),
+        tools=[*workspace_tools(Workspace(settings.workspace), environment), *(extra_tools or [])],
         store=store,
         system_prompt=with_project_instructions(system_prompt, settings.workspace),
         approval=approval,

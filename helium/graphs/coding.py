@@ -1,7 +1,8 @@
 """The coding flow: the agent loop with file tools and bash in an environment, for long tasks.
 
-It differs from chat only in its prompt, its turn limit (30) and where bash runs: the
-local environment isolates commands with bubblewrap where it is installed.  Approvals
+It differs from chat only in its prompt, its turn limit (30), its todo list (kept in the
+graph state) and where bash runs: the local environment isolates commands with
+bubblewrap where it is installed.  Approvals
 still apply: the work directory is the user's own project.
 """
 
@@ -18,6 +19,7 @@ from helium.graphs.prompts import CODING_SYSTEM_PROMPT
 from helium.nodes.context import AgentContext
 from helium.state.runs import RunRecord
 from helium.state.store import ProjectStore
+from helium.tools.todo import todo_tools
 
 FLOW = "code"
 DEFAULT_MAX_TURNS = 30
@@ -42,6 +44,7 @@ def build_context(settings: Settings, store: ProjectStore, run: RunRecord, appro
         system_prompt=CODING_SYSTEM_PROMPT.format(workspace=settings.workspace, isolation=environment.isolation),
         environment=environment,
         default_max_turns=DEFAULT_MAX_TURNS,
+        extra_tools=todo_tools(),
     )
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.runtime import Runtime
 
 from helium.nodes.context import AgentContext
 from helium.state.schema import AgentState, Decision
-from helium.tools.invocation import invoke_tool
+from helium.tools.invocation import ToolOutcome, invoke_tool, state_key
 
 INTERRUPTED_CALL = ("this call was interrupted when the process running it stopped; it was not run again, "
                     "so it may have partly happened: check its effects before calling it again")
@@ -26,30 +28,38 @@ def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         for bad in message.invalid_tool_calls
     ]
     decisions = state.get("decisions", {})
+    state_updates: dict[str, Any] = {}
     for call in message.tool_calls:
-        output, is_error = _run_once(ctx, call, decisions.get(call["id"]))
-        results.append(ToolMessage(output, tool_call_id=call["id"], name=call["name"],
-                                   status="error" if is_error else "success"))
-    return {"messages": results}
+        tool = ctx.tool_named(call["name"])
+        outcome = _run_once(ctx, call, decisions.get(call["id"]), {**state, **state_updates})
+        key = state_key(tool) if tool is not None else None
+        if key and not outcome.is_error:
+            state_updates[key] = outcome.artifact
+        results.append(ToolMessage(outcome.output, tool_call_id=call["id"], name=call["name"],
+                                   status="error" if outcome.is_error else "success"))
+    return {"messages": results, **state_updates}
 
 
-def _run_once(ctx: AgentContext, call: dict, decision: Decision | None) -> tuple[str, bool]:
+def _run_once(ctx: AgentContext, call: dict, decision: Decision | None, state: dict[str, Any]) -> ToolOutcome:
     tool = ctx.tool_named(call["name"])
     if tool is None:
         names = ", ".join(t.name for t in ctx.tools)
-        return f"unknown tool {call['name']!r}; the tools you can call are: {names}", True
+        return ToolOutcome(f"unknown tool {call['name']!r}; the tools you can call are: {names}", True)
     if decision is not None and not decision["approved"]:
-        return (f"permission denied ({decision['decided_by']}: {decision['reason']}); the call was not run. "
-                "Do not retry it; say what you wanted to do, or find another way."), True
+        return ToolOutcome(f"permission denied ({decision['decided_by']}: {decision['reason']}); the call was not "
+                           "run. Do not retry it; say what you wanted to do, or find another way.", True)
+    key = state_key(tool)
+    if key:  # a state tool only changes the state it returns: running it again on resume is harmless
+        return invoke_tool(tool, call["id"], {**call["args"], key: state.get(key) or []})
     recorded = ctx.store.ledger.lookup(ctx.run_id, call["id"])
     if recorded is not None:
-        state, output, is_error = recorded
-        return (output or "", is_error) if state == "done" else (INTERRUPTED_CALL, True)
+        status, output, is_error = recorded
+        return ToolOutcome(output or "", is_error) if status == "done" else ToolOutcome(INTERRUPTED_CALL, True)
     ctx.store.ledger.started(ctx.run_id, call["id"], call["name"])
-    output, is_error = invoke_tool(tool, call["args"])
-    output = truncate_output(output, ctx.tool_output_limit)
-    ctx.store.ledger.finished(ctx.run_id, call["id"], call["name"], output, is_error)
-    return output, is_error
+    outcome = invoke_tool(tool, call["id"], call["args"])
+    output = truncate_output(outcome.output, ctx.tool_output_limit)
+    ctx.store.ledger.finished(ctx.run_id, call["id"], call["name"], output, outcome.is_error)
+    return ToolOutcome(output, outcome.is_error)
 
 
 def truncate_output(text: str, limit: int) -> str:

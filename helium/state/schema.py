@@ -7,11 +7,12 @@ list at every step (which made a 200-turn run 100+ MB in the original measuremen
 
 from __future__ import annotations
 
-from typing import Annotated, TypedDict
+from typing import Annotated
 
 from langchain_core.messages import AnyMessage
 from langgraph.channels.delta import DeltaChannel
 from langgraph.graph.message import _messages_delta_reducer
+from typing_extensions import TypedDict  # pydantic validates tool arguments typed with these (Python 3.11)
 
 MESSAGE_SNAPSHOT_EVERY = 1000
 
@@ -39,6 +40,12 @@ class Decision(TypedDict):
     reason: str
 
 
+class TodoItem(TypedDict):
+    id: int
+    title: str
+    status: str  # pending | in_progress | done
+
+
 class AgentState(TypedDict, total=False):
     messages: Annotated[list[AnyMessage], DeltaChannel(_messages_delta_reducer,
                                                        snapshot_frequency=MESSAGE_SNAPSHOT_EVERY)]
@@ -47,3 +54,5 @@ class AgentState(TypedDict, total=False):
     decisions: dict[str, Decision]
     """The gate's decisions for the latest model turn's tool calls, by tool-call id."""
     usage: Annotated[Usage, add_usage]
+    todos: list[TodoItem]
+    """The coding flow's todo list: state of the run (each subagent or run has its own), not a global."""

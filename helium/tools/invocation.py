@@ -2,29 +2,44 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.tools import BaseTool
 from pydantic import ValidationError
 
 
+@dataclass(frozen=True)
+class ToolOutcome:
+    output: str
+    is_error: bool
+    artifact: Any = None
+    """What a state tool returns besides its text: the new value of its state key."""
+
+
+def state_key(tool: BaseTool) -> str | None:
+    """The graph-state key a tool reads and writes (todo tools), or None for ordinary tools."""
+    return (tool.metadata or {}).get("state")
+
+
 def argument_error(tool: BaseTool, args: dict[str, Any]) -> str | None:
-    """Why `args` do not fit the tool's schema, in one line, or None if they do."""
+    """Why `args` do not fit the tool's schema as the model sees it, in one line, or None if they do."""
     try:
-        tool.get_input_schema().model_validate(args)
+        tool.tool_call_schema.model_validate(args)  # type: ignore[union-attr]
     except ValidationError as exc:
         return _describe(tool, exc)
     return None
 
 
-def invoke_tool(tool: BaseTool, args: dict[str, Any]) -> tuple[str, bool]:
-    """(output, is_error): a failing tool is reported to the model, never raised into the graph."""
+def invoke_tool(tool: BaseTool, call_id: str, args: dict[str, Any]) -> ToolOutcome:
+    """Run one call; a failing tool is reported to the model, never raised into the graph."""
     try:
-        return str(tool.invoke(args)), False
+        message = tool.invoke({"type": "tool_call", "id": call_id, "name": tool.name, "args": args})
     except ValidationError as exc:
-        return _describe(tool, exc), True
+        return ToolOutcome(_describe(tool, exc), True)
     except Exception as exc:  # noqa: BLE001 - any tool failure goes back to the model as text
-        return f"{tool.name} failed: {exc}", True
+        return ToolOutcome(f"{tool.name} failed: {exc}", True)
+    return ToolOutcome(message.text, message.status == "error", message.artifact)
 
 
 def _describe(tool: BaseTool, exc: ValidationError) -> str:

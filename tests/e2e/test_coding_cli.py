@@ -57,3 +57,22 @@ def test_unknown_environment_is_refused_before_anything_runs(cli: Cli) -> None:
     result = cli.run("run", "code", "x", "--env", "moon")
     assert result.returncode == 1 and "unknown environment 'moon'; available: local" in result.stderr
     assert runs_json(cli) == []
+
+
+def test_the_todo_list_lives_in_the_run_and_shows_as_it_changes(cli: Cli, model_server: ScriptedOpenAIServer) -> None:
+    model_server.add_turns([
+        {"tool_calls": [call("todo_add", titles=["read the code", "write the fix"])]},
+        {"tool_calls": [call("todo_update", "call_2", id=1, status="done"),
+                        call("todo_update", "call_3", id=2, status="in_progress")]},
+        {"content": "Planned and started."},
+    ])
+    result = cli.run("run", "code", "plan it")
+    assert result.returncode == 0, result.stderr
+    assert "[ ] 1. read the code" in result.stdout
+    assert "[x] 1. read the code\n[>] 2. write the fix" in result.stdout
+    tools = {t["function"]["name"] for t in model_server.requests[0]["tools"]}
+    assert {"todo_add", "todo_update", "todo_list", "bash", "edit_file"} <= tools
+    assert "todos" not in json.dumps(model_server.requests[0]["tools"])
+    run_id = runs_json(cli)[0]["id"]
+    history = json.loads(cli.run("history", run_id, "--json").stdout)
+    assert "tool todo_update: [x] 1. read the code" in history[-2]["summary"]

@@ -25,7 +25,8 @@ def tools(tmp_path: Path) -> dict:
 
 
 def run(tools: dict, name: str, **args) -> tuple[str, bool]:
-    return invoke_tool(tools[name], args)
+    outcome = invoke_tool(tools[name], "call_1", args)
+    return outcome.output, outcome.is_error
 
 
 def test_tiers_are_declared() -> None:
