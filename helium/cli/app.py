@@ -21,12 +21,16 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+skills_app = typer.Typer(help="SKILL.md skills from ~/.config/helium/skills and .helium/skills.\n\nExamples:\n\n\b\n"
+                              "  helium skills list\n  helium skills show caveman\n  helium skills new reviewer",
+                         no_args_is_help=True)
 run_app = typer.Typer(help="Run a flow once, headless, and exit with its status.\n\nExamples:\n\n\b\n"
                            "  helium run chat \"what is in this repo?\"\n"
                            "  helium run chat \"fix the failing test\" --auto-approve --json\n"
                            "  helium run code \"add a --json flag to cli.py\"",
                       no_args_is_help=True)
 app.add_typer(run_app, name="run")
+app.add_typer(skills_app, name="skills")
 
 ModelOpt = Annotated[Optional[str], typer.Option("--model", "-m", help="Model id: openai/<m>, ollama/<m>, claude-*, "
                                                  "gemini/<m>, or any id with --base-url. Env: HELIUM_MODEL.")]
@@ -119,6 +123,80 @@ def run_code(task: Annotated[str, typer.Argument(help="The coding task, in plain
         options = {"environment": env} | ({"max_turns": max_turns} if max_turns else {})
         outcome = driver.start("code", task, options)
     raise typer.Exit(report(outcome, json_output))
+
+
+@run_app.command("skill")
+def run_skill(name: Annotated[str, typer.Argument(help="The skill's name or trigger (see `helium skills list`).")],
+              arguments: Annotated[str, typer.Argument(help="What to give the skill.")] = "",
+              model: ModelOpt = None, base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None,
+              tool_calling: ToolCallingOpt = None, approve: ApproveOpt = None, auto_approve: AutoApproveOpt = False,
+              json_output: JsonOpt = False) -> None:
+    """Run a skill once: a fresh agent with the skill's instructions and only its allowed tools.
+
+    Examples:
+
+    \b
+      helium run skill caveman "explain recursion"
+      helium run skill reviewer "src/app.py" --json
+    """
+    from helium.cli import session
+
+    settings = _settings(model, base_url, api_key, tool_calling, _approval(approve, auto_approve))
+    with session.open_driver(settings, json_output=json_output) as driver:
+        outcome = session.run_skill(driver, name, arguments)
+    raise typer.Exit(session.report(outcome, json_output))
+
+
+@skills_app.command("list")
+def skills_list(json_output: JsonOpt = False) -> None:
+    """List the skills: name, type, trigger, allowed tools, description, file.
+
+    Examples:
+
+    \b
+      helium skills list
+      helium skills list --json
+    """
+    from helium.cli import views
+    from helium.cli.session import warn
+    from helium.skills import load_skills
+
+    catalog = load_skills(_settings().workspace)
+    warn(catalog.warnings)
+    skills = sorted(catalog.skills.values(), key=lambda s: s.name)
+    if json_output:
+        typer.echo(json.dumps([views.skill_json(s) for s in skills], indent=2))
+    else:
+        views.print_skills(skills)
+
+
+@skills_app.command("show")
+def skills_show(name: Annotated[str, typer.Argument(help="The skill's name or trigger.")]) -> None:
+    """Print a skill's file.
+
+    Examples:
+
+    \b
+      helium skills show caveman
+    """
+    from helium.skills import load_skills
+
+    skill = load_skills(_settings().workspace).get(name)
+    typer.echo(f"# {skill.path}\n{skill.path.read_text(encoding='utf-8')}")
+
+
+@skills_app.command("new")
+def skills_new(name: Annotated[str, typer.Argument(help="The new skill's name.")]) -> None:
+    """Create .helium/skills/NAME/SKILL.md from a template, ready to edit.
+
+    Examples:
+
+    \b
+      helium skills new reviewer
+    """
+    from helium.skills import new_skill
+
+    typer.echo(f"created {new_skill(_settings().workspace, name)}")
 
 
 @app.command("chat")

@@ -14,10 +14,11 @@ from rich.markup import escape
 
 from helium.cli import views
 from helium.cli.driver import RunDriver
-from helium.cli.session import approval_mode, open_driver, report, thread_config
+from helium.cli.session import approval_mode, open_driver, report, run_skill, thread_config
 from helium.config import Settings
 from helium.errors import HeliumError
 from helium.graphs import flow_module
+from helium.skills import load_skills
 from helium.state.runs import RunRecord
 
 HELP = """\
@@ -26,6 +27,7 @@ HELP = """\
 /resume ID    continue the conversation of run ID
 /new          start a new conversation
 /exit         leave (Ctrl-D works too)
+/SKILL ARGS   run a slash skill (see `helium skills list`) in a run of its own
 Enter sends. Esc then Enter (or Alt+Enter) starts a new line; so does a line ending in a backslash."""
 
 
@@ -90,6 +92,8 @@ def _slash_command(driver: RunDriver, command: str, argument: str, current: RunR
     elif command == "/new":
         driver.console.print("[dim]new conversation[/]")
         return None
+    elif load_skills(driver.settings.workspace).by_trigger(command):
+        report(run_skill(driver, command, argument), json_output=False)
     else:
         raise HeliumError(f"unknown command {command}; /help lists them")
     return current

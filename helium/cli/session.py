@@ -18,6 +18,7 @@ from helium.cli.driver import RunDriver, RunOutcome, summarise_args
 from helium.config import ApprovalMode, Settings
 from helium.errors import HeliumError
 from helium.graphs import flow_module
+from helium.skills import load_skills
 from helium.state.runs import RunRecord
 from helium.state.store import ProjectStore
 
@@ -66,6 +67,20 @@ def report(outcome: RunOutcome, json_output: bool) -> int:
         err.print(f"error: {outcome.error}", markup=False)
         err.print(f"the run is saved; after fixing that: helium resume {outcome.run_id}", markup=False)
     return outcome.exit_code
+
+
+def run_skill(driver: RunDriver, name: str, arguments: str) -> RunOutcome:
+    """Start a fresh run of a skill: its body in the system prompt, its arguments as the user's message."""
+    catalog = load_skills(driver.settings.workspace)
+    warn(catalog.warnings)
+    skill = catalog.get(name)
+    return driver.start("skill", arguments or f"Run the {skill.name} skill.", {"skill": skill.name})
+
+
+def warn(warnings: list[str]) -> None:
+    """One line per problem on stderr, such as a malformed SKILL.md that was skipped."""
+    for line in warnings:
+        print(f"warning: {line}", file=sys.stderr)
 
 
 def _graph_for(store: ProjectStore, run: RunRecord) -> CompiledStateGraph:

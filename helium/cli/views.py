@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from helium.cli.session import format_time
+from helium.skills import Skill
 from helium.state.audit import AuditEntry
 from helium.state.runs import RunRecord
 
@@ -89,3 +90,21 @@ def print_audit(run: RunRecord, entries: list[AuditEntry]) -> None:
                       escape(json.dumps(e.arguments, ensure_ascii=False)[:80]), f"[{style}]{e.decision}[/]",
                       e.decided_by, escape(e.reason))
     console.print(table)
+
+
+def skill_json(skill: Skill) -> dict[str, Any]:
+    return {"name": skill.name, "type": skill.type, "trigger": skill.trigger, "description": skill.description,
+            "allowed_tools": list(skill.allowed_tools), "path": str(skill.path)}
+
+
+def print_skills(skills: list[Skill]) -> None:
+    if not skills:
+        _console().print("no skills yet: create one with `helium skills new NAME`")
+        return
+    table = Table(box=None)
+    for column in ("name", "type", "trigger", "allowed tools", "description", "file"):
+        table.add_column(column)
+    for s in skills:
+        table.add_row(s.name, s.type, s.trigger, ", ".join(s.allowed_tools) or "all", escape(s.description),
+                      str(s.path))
+    _console().print(table)

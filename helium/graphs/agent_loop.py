@@ -70,12 +70,15 @@ def recursion_limit(max_turns: int) -> int:
 
 def workspace_loop_context(settings: Settings, store: ProjectStore, run: RunRecord, approval: ApprovalMode, *,
                            system_prompt: str, environment: Environment, default_max_turns: int,
-                           extra_tools: list[BaseTool] | None = None) -> AgentContext:
-    """The context of a loop over the workspace tools: what chat and coding share, given their prompt and place."""
+                           extra_tools: list[BaseTool] | None = None,
+                           allowed_tools: tuple[str, ...] = ()) -> AgentContext:
+    """The context of a loop over the workspace tools: what chat, coding and skills share, given their prompt,
+    their place and (for skills) the only tools they may use."""
+    tools = [*workspace_tools(Workspace(settings.workspace), environment), *(extra_tools or [])]
     return AgentContext(
         run_id=run.id,
         model=build_chat_model(settings),
-        tools=[*workspace_tools(Workspace(settings.workspace), environment), *(extra_tools or [])],
+        tools=[t for t in tools if t.name in allowed_tools] if allowed_tools else tools,
         store=store,
         system_prompt=with_project_instructions(system_prompt, settings.workspace),
         approval=approval,

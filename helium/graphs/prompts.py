@@ -16,3 +16,10 @@ Keep going until the task is done or you are truly blocked; do not ask the user 
 Commands run in this sandbox: {isolation}.
 Some calls need the user's approval; if one is denied, do not retry it: find another way or
 explain what is blocked. When you finish, summarise what you changed and how you checked it."""
+
+SKILL_SYSTEM_PROMPT = CHAT_SYSTEM_PROMPT + """
+
+# Skill: {name}
+Follow these instructions for this whole run:
+
+{body}"""
