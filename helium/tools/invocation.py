@@ -32,8 +32,14 @@ def argument_error(tool: BaseTool, args: dict[str, Any]) -> str | None:
 
 
 def invoke_tool(tool: BaseTool, call_id: str, args: dict[str, Any]) -> ToolOutcome:
-    """Run one call; a failing tool is reported to the model, never raised into the graph."""
+    """Run one call; a failing tool is reported to the model, never raised into the graph.
+
+    State tools are called with the whole tool call, so LangChain hands back their artifact
+    (the new state); plain tools with their arguments only, which is markedly cheaper.
+    """
     try:
+        if state_key(tool) is None:
+            return ToolOutcome(str(tool.invoke(args)), False)
         message = tool.invoke({"type": "tool_call", "id": call_id, "name": tool.name, "args": args})
     except ValidationError as exc:
         return ToolOutcome(_describe(tool, exc), True)
