@@ -72,3 +72,34 @@ def run_plain_loop(turns: int) -> list[BaseMessage]:
 
 def transcript_bytes(messages: list[BaseMessage]) -> int:
     return sum(len(m.model_dump_json().encode()) for m in messages)
+
+
+def run_bare_loop(db_path: Path, turns: int, durability: Durability = "sync") -> None:
+    """LangGraph alone: the same three nodes as no-ops writing the same messages, with the same store,
+    to tell LangGraph's own cost per turn from Helium's."""
+    from langgraph.graph import END, START, StateGraph
+
+    from helium.state.schema import AgentState
+
+    def model(state: AgentState) -> dict:
+        turn = state.get("turns", 0)
+        return {"messages": [AIMessage(content=f"Looking at part {turn}.", id=f"ai-{turn}")], "turns": turn + 1}
+
+    def tools(state: AgentState) -> dict:
+        turn = state["turns"]
+        return {"messages": [ToolMessage(tool_output(turn), tool_call_id=f"call_{turn}", id=f"tool-{turn}")]}
+
+    builder = StateGraph(AgentState)
+    builder.add_node("model", model)
+    builder.add_node("gate", lambda state: {"decisions": {}})
+    builder.add_node("tools", tools)
+    builder.add_edge(START, "model")
+    builder.add_conditional_edges("model", lambda s: "gate" if s["turns"] <= turns else END, ["gate", END])
+    builder.add_edge("gate", "tools")
+    builder.add_edge("tools", "model")
+    store = ProjectStore(db_path)
+    graph = builder.compile(checkpointer=store.checkpointer)
+    graph.invoke({"messages": [HumanMessage("inspect every part", id="human")]},
+                 {"configurable": {"thread_id": "bare"}, "recursion_limit": recursion_limit(turns + 1)},
+                 durability=durability)
+    store.close()

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from langgraph.types import Durability
 
-from benchmarks.harness import run_graph, run_plain_loop
+from benchmarks.harness import run_bare_loop, run_graph, run_plain_loop
 
 TURNS = 100
 REPEATS = 3
@@ -23,6 +23,13 @@ def graph_ms_per_turn(durability: Durability) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         run_graph(Path(tmp) / "helium.db", TURNS, durability).close()
+        return (time.perf_counter() - start) * 1000 / TURNS
+
+
+def bare_ms_per_turn(durability: Durability) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        run_bare_loop(Path(tmp) / "helium.db", TURNS, durability)
         return (time.perf_counter() - start) * 1000 / TURNS
 
 
@@ -39,7 +46,10 @@ def main() -> None:
         table.add_column(column)
     table.add_row("plain Python loop", f"{plain:.2f}", "-", "1.00x")
     for durability in ("async", "sync"):
+        bare = statistics.median(bare_ms_per_turn(durability) for _ in range(REPEATS))
         graph = statistics.median(graph_ms_per_turn(durability) for _ in range(REPEATS))
+        table.add_row(f"LangGraph alone (no-op nodes), durability={durability}", f"{bare:.2f}",
+                      f"{bare - plain:+.2f} ms", f"{bare / plain:.2f}x")
         table.add_row(f"chat graph, SQLite checkpoints, durability={durability}", f"{graph:.2f}",
                       f"{graph - plain:+.2f} ms", f"{graph / plain:.2f}x")
     Console().print(table)

@@ -5,8 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from pydantic import ValidationError
+
+NO_CALLBACKS = RunnableConfig(callbacks=[])
+"""Tools run without the graph's callback handlers: nothing streams from them, and the handlers cost
+about a millisecond a call (benchmarks/orchestration.py)."""
 
 
 @dataclass(frozen=True)
@@ -39,8 +44,9 @@ def invoke_tool(tool: BaseTool, call_id: str, args: dict[str, Any]) -> ToolOutco
     """
     try:
         if state_key(tool) is None:
-            return ToolOutcome(str(tool.invoke(args)), False)
-        message = tool.invoke({"type": "tool_call", "id": call_id, "name": tool.name, "args": args})
+            return ToolOutcome(str(tool.invoke(args, config=NO_CALLBACKS)), False)
+        message = tool.invoke({"type": "tool_call", "id": call_id, "name": tool.name, "args": args},
+                              config=NO_CALLBACKS)
     except ValidationError as exc:
         return ToolOutcome(_describe(tool, exc), True)
     except Exception as exc:  # noqa: BLE001 - any tool failure goes back to the model as text
