@@ -58,7 +58,7 @@ def report(outcome: RunOutcome, json_output: bool) -> int:
         err.print(f"[red]denied {len(outcome.denied)} call(s):[/]")
         for entry in outcome.denied:
             err.print(f"  {entry['tool']} {summarise_args(entry['args'])} ({entry['reason']})", markup=False)
-        err.print(f"[dim]allow them with --auto-approve, a rule in .helium/permissions.toml, or on a terminal[/]")
+        err.print("[dim]allow them with --auto-approve, a rule in .helium/permissions.toml, or on a terminal[/]")
     if outcome.status == "waiting-approval":
         err.print(f"run {outcome.run_id} is waiting for approval: helium resume {outcome.run_id}", markup=False)
     elif outcome.status == "interrupted":

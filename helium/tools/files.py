@@ -34,6 +34,13 @@ def _walk_files(base: Path) -> list[Path]:
     return found
 
 
+def _glob_match(relative: str, pattern: str) -> bool:
+    """Glob semantics people expect: '**/' may match no directory at all; a bare pattern matches names."""
+    if "/" not in pattern:
+        return fnmatch.fnmatch(os.path.basename(relative), pattern)
+    return fnmatch.fnmatch(relative, pattern) or (pattern.startswith("**/") and fnmatch.fnmatch(relative, pattern[3:]))
+
+
 def file_tools(workspace: Workspace) -> list[BaseTool]:
     """The six file tools, bound to one workspace (no global state: each run builds its own)."""
 
@@ -62,11 +69,11 @@ def file_tools(workspace: Workspace) -> list[BaseTool]:
         return "\n".join(shown) or "(empty directory)"
 
     def glob(pattern: str, path: str = ".") -> str:
-        """Find files whose path matches a glob pattern such as '**/*.py', relative to path."""
+        """Find files by glob pattern relative to path, e.g. '**/*.py' or 'src/*.ts'; '*.md' alone matches names at any depth."""
         base = workspace.resolve(path)
-        matches = [p for p in _walk_files(base) if fnmatch.fnmatch(os.path.relpath(p, base), pattern)
-                   or fnmatch.fnmatch(p.name, pattern)]
-        shown = [workspace.relative(p) for p in matches[:MAX_LISTED]]
+        matches = sorted(workspace.relative(p) for p in _walk_files(base)
+                         if _glob_match(os.path.relpath(p, base), pattern))
+        shown = matches[:MAX_LISTED]
         if len(matches) > MAX_LISTED:
             shown.append(f"[{len(matches) - MAX_LISTED} more matches]")
         return "\n".join(shown) or f"no files match {pattern}"

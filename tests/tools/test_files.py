@@ -59,7 +59,10 @@ def test_binary_and_missing_files_are_errors(tools) -> None:
 
 def test_list_glob_grep(tools) -> None:
     assert run(tools, "list_dir")[0].splitlines() == ["pkg/", "blob.bin", "notes.md"]
-    assert run(tools, "glob", pattern="**/*.py")[0] == "pkg/mod.py"
+    (tools["root"] / "top.py").write_text("")
+    assert run(tools, "glob", pattern="**/*.py")[0] == "pkg/mod.py\ntop.py"
+    assert run(tools, "glob", pattern="pkg/*.py")[0] == "pkg/mod.py"
+    assert run(tools, "glob", pattern="*.py")[0] == "pkg/mod.py\ntop.py"
     assert run(tools, "grep", pattern="os\\.", include="*.py")[0] == "pkg/mod.py:4:     return os.getcwd()"
     assert "invalid regular expression" in run(tools, "grep", pattern="(")[0]
 
