@@ -81,6 +81,7 @@ class RunDriver:
         self.interactive = interactive
         self.quiet = quiet
         self._mid_line = False
+        self._indent = ""
         self._calls: dict[str, dict[str, Any]] = {}
 
     def start(self, flow: str, prompt: str, options: dict[str, Any] | None = None) -> RunOutcome:
@@ -109,9 +110,9 @@ class RunDriver:
             self.store.runs.set_status(run.id, "running")
             try:
                 with self._ctrl_c_stops(run.id):
-                    for mode, data in graph.stream(payload, config, context=context,
-                                                   stream_mode=["messages", "updates"]):
-                        self._show(mode, data, outcome)
+                    for namespace, mode, data in graph.stream(payload, config, context=context,
+                                                              stream_mode=["messages", "updates"], subgraphs=True):
+                        self._show(mode, data, outcome, inside_subagent=bool(namespace))
             except KeyboardInterrupt:
                 self._end_line()
                 return self._finish(graph, config, outcome, "interrupted", "stopped with Ctrl-C")
@@ -188,10 +189,13 @@ class RunDriver:
         return f"unexpected {type(exc).__name__}: {exc} (set HELIUM_DEBUG=1 for a traceback)"
 
     # -- rendering -------------------------------------------------------------------------------------------
-    def _show(self, mode: str, data: Any, outcome: RunOutcome) -> None:
+    def _show(self, mode: str, data: Any, outcome: RunOutcome, *, inside_subagent: bool) -> None:
+        """Stream the main agent's tokens; show every agent's tool calls, results and denials (subagents indented)."""
+        self._indent = "    " if inside_subagent else ""
         if mode == "messages":
             chunk, meta = data
-            if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "model" and chunk.text:
+            if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "model" and chunk.text \
+                    and not inside_subagent:
                 if not self.quiet:
                     self.console.file.write(chunk.text)
                     self.console.file.flush()
@@ -238,7 +242,7 @@ class RunDriver:
     def _line(self, markup: str) -> None:
         if not self.quiet:
             self._end_line()
-            self.console.print(markup, highlight=False)
+            self.console.print(self._indent + markup, highlight=False)
 
     def _end_line(self) -> None:
         if self._mid_line:

@@ -164,6 +164,27 @@ def checkpoint_history(store: ProjectStore, run_id: str) -> list[dict[str, Any]]
             "summary": describe_step(previous, snap, node),
         })
         previous = snap
+    return sorted(steps + subagent_checkpoints(store, run.id), key=lambda step: step["time"])
+
+
+def subagent_checkpoints(store: ProjectStore, run_id: str) -> list[dict[str, Any]]:
+    """Checkpoints that subagents wrote in their own namespaces of the run's thread."""
+    steps = []
+    for saved in store.checkpointer.list(thread_config(run_id)):
+        namespace = saved.config["configurable"].get("checkpoint_ns", "")
+        if not namespace:
+            continue
+        values = saved.checkpoint["channel_values"]
+        name = values.get("agent_name", "?")
+        steps.append({
+            "step": saved.metadata.get("step"),
+            "node": f"subagent {name}",
+            "next": [],
+            "time": saved.checkpoint["ts"],
+            "checkpoint_id": saved.config["configurable"]["checkpoint_id"],
+            "summary": f"{name}: turn {values.get('turns', 0)} of at most {values.get('max_turns', '?')}"
+                       f" ({namespace.split(':')[0]} {namespace.split(':')[-1][:8]})",
+        })
     return steps
 
 

@@ -7,12 +7,15 @@ expressed as graph parameters).
 
 from __future__ import annotations
 
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.runtime import get_runtime
+from langgraph.runtime import Runtime, get_runtime
+from langgraph.types import Send
+from typing_extensions import TypedDict
 
 from helium.config import ApprovalMode, Settings
 from helium.environments import Environment
@@ -26,6 +29,7 @@ from helium.state.runs import RunRecord
 from helium.state.schema import AgentState
 from helium.state.store import ProjectStore
 from helium.tools import workspace_tools
+from helium.tools.delegate import DEFAULT_SUBAGENT_TURNS, DELEGATE, delegate_tool
 from helium.tools.workspace import Workspace
 
 NODES_PER_TURN = 3
@@ -39,28 +43,77 @@ def route_after_model(state: AgentState) -> str:
     return END
 
 
+def route_after_gate(state: AgentState) -> list[Send | str]:
+    """Approved delegate calls fan out to subagents, one `Send` each, in parallel; other calls go to tools."""
+    message = state["messages"][-1]
+    assert isinstance(message, AIMessage)
+    decisions = state.get("decisions", {})
+    subagents = [Send("subagent", SubagentTask(call=call)) for call in message.tool_calls
+                 if call["name"] == DELEGATE and decisions.get(call["id"], {}).get("approved")]
+    others = len(message.tool_calls) + len(message.invalid_tool_calls) > len(subagents)
+    return [*subagents, *(["tools"] if others or not subagents else [])]
+
+
 def route_after_tools(state: AgentState) -> str:
-    """Back to the model, unless the flow's turn limit is reached.
+    """Back to the model, unless the turn limit (the subagent's own, else the flow's) is reached.
 
     `update_state` (forking a run) evaluates this edge outside any run, with no context:
     then the limit is checked when the forked run itself goes through here.
     """
     runtime = get_runtime(AgentContext)
-    if runtime is not None and runtime.context is not None and state.get("turns", 0) >= runtime.context.max_turns:
-        return END
-    return "model"
+    if runtime is None or runtime.context is None:
+        return "model"
+    limit = state.get("max_turns") or runtime.context.max_turns
+    return END if state.get("turns", 0) >= limit else "model"
 
 
-def build_agent_loop(checkpointer: BaseCheckpointSaver | None = None, *, name: str) -> CompiledStateGraph:
+class SubagentTask(TypedDict):
+    call: ToolCall
+
+
+def run_subagent(task: SubagentTask, runtime: Runtime[AgentContext], config: RunnableConfig) -> dict:
+    """Run one delegated task as a subgraph (its own checkpoint namespace, resumed with its parent);
+    its final answer and a short trace become the delegate call's result."""
+    call, args = task["call"], task["call"]["args"]
+    available = [t.name for t in runtime.context.tools if t.name != DELEGATE]
+    wanted = [name for name in (args.get("allowed_tools") or available) if name != DELEGATE]
+    unknown = [name for name in wanted if name not in available]
+    if unknown:
+        return {"messages": [ToolMessage(f"no such tools: {', '.join(unknown)}; a subagent can use: "
+                                         f"{', '.join(available)}", tool_call_id=call["id"], name=DELEGATE,
+                                         status="error")]}
+    result = SUBAGENT_LOOP.invoke({"messages": [HumanMessage(args["task"])], "agent_name": args["name"],
+                                   "role": args["role"], "allowed_tools": wanted,
+                                   "max_turns": args.get("max_turns") or DEFAULT_SUBAGENT_TURNS}, config)
+    messages = result["messages"]
+    used = [c["name"] for m in messages if isinstance(m, AIMessage) for c in m.tool_calls]
+    answer = messages[-1].text if isinstance(messages[-1], AIMessage) else "(stopped at its turn limit)"
+    trace = f"[subagent {args['name']}: {result.get('turns', 0)} turns; tools: {', '.join(used) or 'none'}]"
+    return {"messages": [ToolMessage(f"{answer}\n\n{trace}", tool_call_id=call["id"], name=DELEGATE)],
+            "usage": result.get("usage")}
+
+
+def build_agent_loop(checkpointer: BaseCheckpointSaver | None = None, *, name: str,
+                     subagents: bool = True) -> CompiledStateGraph:
+    """The loop; with `subagents`, approved delegate calls run as parallel subagent subgraphs."""
     builder = StateGraph(AgentState, context_schema=AgentContext)
     builder.add_node("model", call_model)
     builder.add_node("gate", gate_tool_calls)
     builder.add_node("tools", run_tools)
     builder.add_edge(START, "model")
     builder.add_conditional_edges("model", route_after_model, ["gate", END])
-    builder.add_edge("gate", "tools")
+    if subagents:
+        builder.add_node("subagent", run_subagent)
+        builder.add_conditional_edges("gate", route_after_gate, ["tools", "subagent"])
+        builder.add_conditional_edges("subagent", route_after_tools, ["model", END])
+    else:
+        builder.add_edge("gate", "tools")
     builder.add_conditional_edges("tools", route_after_tools, ["model", END])
     return builder.compile(checkpointer=checkpointer, name=name)
+
+
+SUBAGENT_LOOP = build_agent_loop(name="subagent", subagents=False)
+"""Subagents run this loop; it has no delegate of its own, so delegation is one level deep."""
 
 
 def recursion_limit(max_turns: int) -> int:
@@ -74,7 +127,7 @@ def workspace_loop_context(settings: Settings, store: ProjectStore, run: RunReco
                            allowed_tools: tuple[str, ...] = ()) -> AgentContext:
     """The context of a loop over the workspace tools: what chat, coding and skills share, given their prompt,
     their place and (for skills) the only tools they may use."""
-    tools = [*workspace_tools(Workspace(settings.workspace), environment), *(extra_tools or [])]
+    tools = [*workspace_tools(Workspace(settings.workspace), environment), *(extra_tools or []), delegate_tool()]
     return AgentContext(
         run_id=run.id,
         model=build_chat_model(settings),

@@ -3,22 +3,29 @@
 from __future__ import annotations
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
 from helium.errors import ToolCallFormatError
 from helium.models.prompt_tools import REPAIR_PROMPT, MalformedToolCall, as_prompt_messages, parse_reply, \
     tool_format_prompt
 from helium.nodes.context import AgentContext
+from helium.nodes.prompts import SUBAGENT_PROMPT
 from helium.state.schema import AgentState, Usage, add_usage
 
 
 def call_model(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     """Ask the model for its next turn; tokens stream to the caller through LangGraph's messages mode."""
     ctx = runtime.context
+    system_prompt, tools = ctx.system_prompt, ctx.tools
+    if state.get("agent_name"):  # a subagent: its role on top, and only its tools
+        system_prompt = SUBAGENT_PROMPT.format(base=system_prompt, name=state["agent_name"], role=state["role"])
+        tools = [t for t in ctx.tools if t.name in state.get("allowed_tools", [])]
     if ctx.tool_calling == "prompt":
-        reply, usage = _prompt_mode_turn(ctx, state["messages"])
+        reply, usage = _prompt_mode_turn(ctx, system_prompt, tools, state["messages"])
     else:
-        reply = ctx.model_with_tools.invoke([SystemMessage(ctx.system_prompt), *state["messages"]])
+        model = ctx.model_with_tools if tools is ctx.tools else ctx.model.bind_tools(tools) if tools else ctx.model
+        reply = model.invoke([SystemMessage(system_prompt), *state["messages"]])
         usage = _usage_of(reply)
     return {"messages": [reply], "turns": _turn_number(state), "usage": usage}
 
@@ -28,9 +35,10 @@ def _turn_number(state: AgentState) -> int:
     return 1 if isinstance(state["messages"][-1], HumanMessage) else state.get("turns", 0) + 1
 
 
-def _prompt_mode_turn(ctx: AgentContext, history: list[BaseMessage]) -> tuple[AIMessage, Usage]:
+def _prompt_mode_turn(ctx: AgentContext, system_prompt: str, tools: list[BaseTool],
+                      history: list[BaseMessage]) -> tuple[AIMessage, Usage]:
     """Text-only tool calling: parse the strict format, re-ask once if malformed, then fail clearly."""
-    messages = [SystemMessage(f"{ctx.system_prompt}\n\n{tool_format_prompt(ctx.tools)}"),
+    messages = [SystemMessage(f"{system_prompt}\n\n{tool_format_prompt(tools)}"),
                 *as_prompt_messages(history)]
     raw = ctx.model.invoke(messages)
     usage = _usage_of(raw)

@@ -29,10 +29,17 @@ def gate_tool_calls(state: AgentState, runtime: Runtime[AgentContext], config: R
     rules = PermissionRules.load(ctx.permissions_path)
     decisions: dict[str, Decision] = {}
     pending: list[tuple[dict, str]] = []
+    allowed = state.get("allowed_tools") if state.get("agent_name") else None
     for call in message.tool_calls:
         tool = ctx.tool_named(call["name"])
         if tool is None or argument_error(tool, call["args"]):
             continue  # the tools node answers these with a tool error; nothing to approve
+        if allowed is not None and call["name"] not in allowed:
+            decisions[call["id"]] = Decision(
+                approved=False, decided_by="subagent-policy",
+                reason=f"{call['name']} is not among subagent {state['agent_name']}'s allowed tools "
+                       f"({', '.join(allowed) or 'none'})")
+            continue
         ruled = rules.verdict(call["name"], call["args"])
         if ruled:
             verdict, rule = ruled

@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 
 from helium.nodes.context import AgentContext
 from helium.state.schema import AgentState, Decision
+from helium.tools.delegate import runs_as_subagent
 from helium.tools.invocation import ToolOutcome, invoke_tool, state_key
 
 INTERRUPTED_CALL = ("this call was interrupted when the process running it stopped; it was not run again, "
@@ -31,7 +32,10 @@ def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     state_updates: dict[str, Any] = {}
     for call in message.tool_calls:
         tool = ctx.tool_named(call["name"])
-        outcome = _run_once(ctx, call, decisions.get(call["id"]), {**state, **state_updates})
+        decision = decisions.get(call["id"])
+        if runs_as_subagent(tool) and decision is not None and decision["approved"]:
+            continue  # the subagent node answers this call
+        outcome = _run_once(ctx, call, decision, {**state, **state_updates})
         key = state_key(tool) if tool is not None else None
         if key and not outcome.is_error:
             state_updates[key] = outcome.artifact

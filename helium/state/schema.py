@@ -56,3 +56,8 @@ class AgentState(TypedDict, total=False):
     usage: Annotated[Usage, add_usage]
     todos: list[TodoItem]
     """The coding flow's todo list: state of the run (each subagent or run has its own), not a global."""
+    agent_name: str
+    """Set in a subagent's state: its name, role prompt, the only tools it may call and its turn limit."""
+    role: str
+    allowed_tools: list[str]
+    max_turns: int

@@ -120,7 +120,7 @@ def test_graph_drawings_are_offline(cli: Cli, tmp_path: Path) -> None:
     for node in ("model", "gate", "tools"):
         assert node in ascii_art.stdout
     mermaid = cli.run("graph", "chat", "--format", "mermaid").stdout
-    assert "model -.-> gate" in mermaid and "gate --> tools" in mermaid
+    assert "model -.-> gate" in mermaid and "gate -.-> tools" in mermaid and "gate -.-> subagent" in mermaid
     unknown = cli.run("graph", "nope")
     assert unknown.returncode == 1 and "unknown flow 'nope'" in unknown.stderr
     png = cli.run("graph", "chat", "--format", "png", "-o", str(tmp_path / "chat.png"))

@@ -9,6 +9,9 @@ Each POST to /v1/chat/completions consumes the next turn of the script.  A turn 
 - ``status``: answer with this HTTP error (429, 500, 503, …) instead; the turn is consumed.  Errors carry
   ``retry-after-ms: 1`` so the OpenAI client retries at once
 - ``delay``: seconds to wait before answering; ``chunk_delay``: seconds between streamed chunks
+- ``when``: serve this turn to the first request whose body contains this text, wherever it stands in
+  the script; requests that match no pending ``when`` get the first turn without one.  Parallel agents
+  (subagents) ask in no fixed order, so their turns say whose they are
 
 Streaming follows the real protocol: SSE ``chat.completion.chunk`` events, tool calls as indexed deltas
 with the arguments split across chunks, a usage chunk when ``stream_options.include_usage`` is set, and
@@ -70,12 +73,16 @@ class ScriptedOpenAIServer:
         self.stop()
 
     def _next_turn(self, body: dict) -> dict | None:
+        text = json.dumps(body)
         with self._lock:
             self.requests.append(body)
-            if not self._turns:
+            chosen = next((t for t in self._turns if t.get("when") and t["when"] in text), None) \
+                or next((t for t in self._turns if not t.get("when")), None)
+            if chosen is None:
                 return None
+            self._turns.remove(chosen)
             self._served += 1
-            return self._turns.popleft()
+            return chosen
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
