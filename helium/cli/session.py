@@ -23,7 +23,7 @@ from helium.state.runs import RunRecord
 from helium.state.store import ProjectStore
 
 # Which node's completion leads to a checkpoint whose next node is the key (for forking into a new thread).
-_AS_NODE_FOR_NEXT = {"model": "tools", "gate": "model", "tools": "gate"}
+_AS_NODE_FOR_NEXT = {"model": "tools", "gate": "model", "tools": "gate", "subagent": "gate"}
 
 
 def approval_mode(settings: Settings) -> tuple[ApprovalMode, bool]:
@@ -175,15 +175,16 @@ def subagent_checkpoints(store: ProjectStore, run_id: str) -> list[dict[str, Any
         if not namespace:
             continue
         values = saved.checkpoint["channel_values"]
-        name = values.get("agent_name", "?")
+        name = values.get("agent_name")
+        where = f"namespace {namespace.split(':')[0]}:{namespace.split(':')[-1][:8]}"
         steps.append({
             "step": saved.metadata.get("step"),
-            "node": f"subagent {name}",
+            "node": f"subagent {name}" if name else "subagent",
             "next": [],
             "time": saved.checkpoint["ts"],
             "checkpoint_id": saved.config["configurable"]["checkpoint_id"],
-            "summary": f"{name}: turn {values.get('turns', 0)} of at most {values.get('max_turns', '?')}"
-                       f" ({namespace.split(':')[0]} {namespace.split(':')[-1][:8]})",
+            "summary": (f"{name}: turn {values.get('turns', 0)} of at most {values.get('max_turns')} ({where})"
+                        if name else f"subagent input ({where})"),
         })
     return steps
 
