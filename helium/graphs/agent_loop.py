@@ -1,4 +1,5 @@
-"""The agent loop every tool-using flow reuses: model -> gate -> tools -> model.
+"""The agent loop every tool-using flow reuses: model -> gate -> tools -> model, and
+gate -> subagent -> model for delegated tasks, which run this same loop as subgraphs.
 
 Chat, coding, subagents and skills differ only in their tools, prompt and turn
 limit, which arrive as run-time context (the original design's "two callables",
@@ -82,9 +83,10 @@ def run_subagent(task: SubagentTask, runtime: Runtime[AgentContext], config: Run
         return {"messages": [ToolMessage(f"no such tools: {', '.join(unknown)}; a subagent can use: "
                                          f"{', '.join(available)}", tool_call_id=call["id"], name=DELEGATE,
                                          status="error")]}
+    max_turns = args.get("max_turns") or DEFAULT_SUBAGENT_TURNS
     result = SUBAGENT_LOOP.invoke({"messages": [HumanMessage(args["task"])], "agent_name": args["name"],
-                                   "role": args["role"], "allowed_tools": wanted,
-                                   "max_turns": args.get("max_turns") or DEFAULT_SUBAGENT_TURNS}, config)
+                                   "role": args["role"], "allowed_tools": wanted, "max_turns": max_turns},
+                                  {**config, "recursion_limit": recursion_limit(max_turns)})
     messages = result["messages"]
     used = [c["name"] for m in messages if isinstance(m, AIMessage) for c in m.tool_calls]
     answer = messages[-1].text if isinstance(messages[-1], AIMessage) else "(stopped at its turn limit)"
