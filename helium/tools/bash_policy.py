@@ -70,8 +70,10 @@ def classify_command(command: str) -> CommandVerdict:
         return CommandVerdict(False, "empty command")
     try:
         trees = bashlex.parse(command)
-    except (bashlex.errors.ParsingError, NotImplementedError, IndexError, AttributeError, TypeError):
+    except (bashlex.errors.ParsingError, IndexError, AttributeError, TypeError):
         return CommandVerdict(False, "could not parse the command")
+    except NotImplementedError:  # bashlex's word for `case`, `select` and $((arithmetic))
+        return CommandVerdict(False, "uses shell syntax the classifier cannot check (case, select, arithmetic)")
     names: list[str] = []
     try:
         for tree in trees:

@@ -45,6 +45,8 @@ RISKY = [
     ("env FOO=1 rm x", "env with arguments"),
     ("ls | xargs rm", "xargs"),
     ('ls "unterminated', "could not parse"),
+    ("case x in a) ls;; esac", "cannot check"),
+    ("echo $((1+2))", "cannot check"),
     ("", "empty command"),
     ("   ", "empty command"),
 ]
