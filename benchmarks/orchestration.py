@@ -8,10 +8,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from langgraph.types import Durability
 from rich.console import Console
 from rich.table import Table
-
-from langgraph.types import Durability
 
 from benchmarks.harness import run_bare_loop, run_graph, run_plain_loop
 

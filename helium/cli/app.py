@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -32,15 +32,15 @@ run_app = typer.Typer(help="Run a flow once, headless, and exit with its status.
 app.add_typer(run_app, name="run")
 app.add_typer(skills_app, name="skills")
 
-ModelOpt = Annotated[Optional[str], typer.Option("--model", "-m", help="Model id: openai/<m>, ollama/<m>, claude-*, "
+ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Model id: openai/<m>, ollama/<m>, claude-*, "
                                                  "gemini/<m>, or any id with --base-url. Env: HELIUM_MODEL.")]
-BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. "
+BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. "
                                                    "http://127.0.0.1:8080/v1. Env: HELIUM_BASE_URL.")]
-ApiKeyOpt = Annotated[Optional[str], typer.Option("--api-key", help="API key for the endpoint. Env: HELIUM_API_KEY.",
+ApiKeyOpt = Annotated[str | None, typer.Option("--api-key", help="API key for the endpoint. Env: HELIUM_API_KEY.",
                                                   show_default=False)]
-ToolCallingOpt = Annotated[Optional[str], typer.Option("--tool-calling", help="native (default) or prompt, for "
+ToolCallingOpt = Annotated[str | None, typer.Option("--tool-calling", help="native (default) or prompt, for "
                                                        "models without native tool calls.")]
-ApproveOpt = Annotated[Optional[str], typer.Option("--approve", help="ask (default on a terminal), auto, or deny "
+ApproveOpt = Annotated[str | None, typer.Option("--approve", help="ask (default on a terminal), auto, or deny "
                                                    "(default without a terminal).")]
 AutoApproveOpt = Annotated[bool, typer.Option("--auto-approve", help="Approve every risky call (same as --approve auto).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document for scripts.")]
@@ -99,7 +99,7 @@ def run_chat(prompt: Annotated[str, typer.Argument(help="What to ask.")],
 def run_code(task: Annotated[str, typer.Argument(help="The coding task, in plain words.")],
              env: Annotated[str, typer.Option("--env", help="Where commands run: local (this directory, under "
                                               "bubblewrap where it is installed).")] = "local",
-             max_turns: Annotated[Optional[int], typer.Option("--max-turns", min=1, help="Model turns before "
+             max_turns: Annotated[int | None, typer.Option("--max-turns", min=1, help="Model turns before "
                                                               "stopping (default 30).")] = None,
              model: ModelOpt = None, base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None,
              tool_calling: ToolCallingOpt = None, approve: ApproveOpt = None, auto_approve: AutoApproveOpt = False,
@@ -200,7 +200,7 @@ def skills_new(name: Annotated[str, typer.Argument(help="The new skill's name.")
 
 
 @app.command("chat")
-def chat(resume: Annotated[Optional[str], typer.Option("--resume", help="Continue the conversation of this run.")] = None,
+def chat(resume: Annotated[str | None, typer.Option("--resume", help="Continue the conversation of this run.")] = None,
          model: ModelOpt = None, base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None,
          tool_calling: ToolCallingOpt = None, approve: ApproveOpt = None,
          auto_approve: AutoApproveOpt = False) -> None:
@@ -221,7 +221,7 @@ def chat(resume: Annotated[Optional[str], typer.Option("--resume", help="Continu
 
 @app.command("runs")
 def runs(json_output: JsonOpt = False,
-         flow: Annotated[Optional[str], typer.Option("--flow", help="Only runs of this flow.")] = None,
+         flow: Annotated[str | None, typer.Option("--flow", help="Only runs of this flow.")] = None,
          limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many, newest first.")] = 50) -> None:
     """List the runs in this project: id, flow, title, status, model, tokens, cost, updated.
 
@@ -245,7 +245,7 @@ def runs(json_output: JsonOpt = False,
 
 @app.command("resume")
 def resume(run_id: RunIdArg,
-           message: Annotated[Optional[str], typer.Option("--message", help="Continue a finished conversation "
+           message: Annotated[str | None, typer.Option("--message", help="Continue a finished conversation "
                                                           "with this message.")] = None,
            model: ModelOpt = None, base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None,
            tool_calling: ToolCallingOpt = None, approve: ApproveOpt = None, auto_approve: AutoApproveOpt = False,
@@ -294,7 +294,7 @@ def history(run_id: RunIdArg, json_output: JsonOpt = False) -> None:
 @app.command("fork")
 def fork(run_id: RunIdArg,
          at: Annotated[str, typer.Option("--at", help="Checkpoint id (or prefix), or step number, from `helium history`.")],
-         message: Annotated[Optional[str], typer.Option("--message", help="Replace the user's message at that step "
+         message: Annotated[str | None, typer.Option("--message", help="Replace the user's message at that step "
                                                         "(or add one) before continuing.")] = None,
          model: ModelOpt = None, base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None,
          tool_calling: ToolCallingOpt = None, approve: ApproveOpt = None, auto_approve: AutoApproveOpt = False,
@@ -364,7 +364,7 @@ def audit(run_id: RunIdArg, json_output: JsonOpt = False) -> None:
 @app.command("graph")
 def graph(name: Annotated[str, typer.Argument(help="The flow: chat or code.")] = "chat",
           fmt: Annotated[str, typer.Option("--format", "-f", help="ascii, mermaid, dot or png.")] = "ascii",
-          output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file "
+          output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file "
                                                          "(png defaults to NAME.png).")] = None) -> None:
     """Draw a flow's graph, offline (no online renderer is called).
 

@@ -7,8 +7,13 @@ from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
 from helium.errors import ToolCallFormatError
-from helium.models.prompt_tools import REPAIR_PROMPT, MalformedToolCall, as_prompt_messages, parse_reply, \
-    tool_format_prompt
+from helium.models.prompt_tools import (
+    REPAIR_PROMPT,
+    MalformedToolCall,
+    as_prompt_messages,
+    parse_reply,
+    tool_format_prompt,
+)
 from helium.nodes.context import AgentContext
 from helium.nodes.prompts import SUBAGENT_PROMPT
 from helium.state.schema import AgentState, Usage, add_usage
@@ -24,7 +29,10 @@ def call_model(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     if ctx.tool_calling == "prompt":
         reply, usage = _prompt_mode_turn(ctx, system_prompt, tools, state["messages"])
     else:
-        model = ctx.model_with_tools if tools is ctx.tools else ctx.model.bind_tools(tools) if tools else ctx.model
+        if tools is ctx.tools:
+            model = ctx.model_with_tools  # bound once per run
+        else:
+            model = ctx.model.bind_tools(tools) if tools else ctx.model
         reply = model.invoke([SystemMessage(system_prompt), *state["messages"]])
         usage = _usage_of(reply)
     return {"messages": [reply], "turns": _turn_number(state), "usage": usage}

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from helium.errors import ConfigError
 from helium.environments import LocalEnvironment
+from helium.errors import ConfigError
 from helium.tools import workspace_tools
 from helium.tools.permissions import PermissionRules, Rule, always_rule, needs_approval
 from helium.tools.workspace import Workspace
