@@ -27,6 +27,8 @@ ENV_VARS: dict[str, str] = {
     "api_key": "HELIUM_API_KEY",
     "tool_calling": "HELIUM_TOOL_CALLING",
     "approve": "HELIUM_APPROVE",
+    "embedding_base_url": "HELIUM_EMBEDDING_BASE_URL",
+    "embedding_model": "HELIUM_EMBEDDING_MODEL",
 }
 
 
@@ -47,6 +49,9 @@ class Settings:
     request_timeout: float = 120.0
     tool_output_limit: int = 20_000
     prices: dict[str, dict[str, float]] = field(default_factory=dict)
+    embedding_base_url: str | None = None
+    """An OpenAI-compatible endpoint for embeddings; None uses the built-in offline model."""
+    embedding_model: str = "all-MiniLM-L6-v2"
 
     @property
     def project_dir(self) -> Path:
@@ -78,6 +83,8 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "request_timeout": (int, float),
     "tool_output_limit": int,
     "prices": dict,
+    "embedding_base_url": str,
+    "embedding_model": str,
 }
 
 
