@@ -38,6 +38,8 @@ class AgentContext:
     tool_output_limit: int = 20_000
     environment: Environment | None = None
     """Where the tools run commands; the driver stops it when the run ends."""
+    sandboxed: bool = False
+    """A task trial: the sandbox is the safety boundary, so the gate approves every call by sandbox policy."""
 
     @cached_property
     def model_with_tools(self) -> Runnable[LanguageModelInput, AIMessage]:
