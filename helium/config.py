@@ -49,6 +49,8 @@ class Settings:
     request_timeout: float = 120.0
     tool_output_limit: int = 20_000
     prices: dict[str, dict[str, float]] = field(default_factory=dict)
+    images: dict[str, str] = field(default_factory=dict)
+    """`[images]`: image names tasks ask for -> local images (glob keys allowed), over the built-in aliases."""
     embedding_base_url: str | None = None
     """An OpenAI-compatible endpoint for embeddings; None uses the built-in offline model."""
     embedding_model: str = "all-MiniLM-L6-v2"
@@ -138,6 +140,8 @@ def _validated(key: str, value: Any, where: str) -> Any:
         raise ConfigError(f"{where} must be at least 1, got {value!r}")
     if key == "prices":
         _check_prices(value, where)
+    if key == "images" and not all(isinstance(v, str) for v in value.values()):
+        raise ConfigError(f"{where}: every image alias must be a string, e.g. \"ubuntu:22.04\" = \"my-image:tag\"")
     return value
 
 
