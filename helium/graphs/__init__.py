@@ -5,9 +5,9 @@ from __future__ import annotations
 from types import ModuleType
 
 from helium.errors import HeliumError
-from helium.graphs import chat, coding, skill
+from helium.graphs import chat, coding, skill, task
 
-FLOWS: dict[str, ModuleType] = {chat.FLOW: chat, coding.FLOW: coding, skill.FLOW: skill}
+FLOWS: dict[str, ModuleType] = {chat.FLOW: chat, coding.FLOW: coding, skill.FLOW: skill, task.FLOW: task}
 
 
 def flow_module(name: str) -> ModuleType:

@@ -114,6 +114,12 @@ class RunsIndex:
             self._conn.execute("UPDATE runs SET tokens_in = ?, tokens_out = ?, cost = ?, updated = ? WHERE id = ?",
                                (tokens_in, tokens_out, cost, time.time(), run_id))
 
+    def set_extra(self, run_id: str, extra: dict) -> None:
+        """Replace the run's extra fields (a task trial records its reward and error here when it ends)."""
+        with self._lock, self._conn:
+            self._conn.execute("UPDATE runs SET extra = ?, updated = ? WHERE id = ?",
+                               (json.dumps(extra), time.time(), run_id))
+
     def _live(self, record: RunRecord) -> RunRecord:
         """A run marked running whose process died (kill -9, crash) is really interrupted."""
         if record.status == "running" and record.pid and not _process_alive(record.pid):
