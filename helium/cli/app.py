@@ -29,8 +29,14 @@ run_app = typer.Typer(help="Run a flow once, headless, and exit with its status.
                            "  helium run chat \"fix the failing test\" --auto-approve --json\n"
                            "  helium run code \"add a --json flag to cli.py\"",
                       no_args_is_help=True)
+task_app = typer.Typer(help="Harbor-format tasks: run one with an agent in a sandbox, or a batch of them.\n\n"
+                            "Examples:\n\n\b\n  helium task run tasks/create-hello-file --provider local\n"
+                            "  helium task batch tasks/ -n 4 -k 2 --agent oracle\n"
+                            "  helium task batch --resume output/batch_20260101-120000-000000",
+                       no_args_is_help=True)
 app.add_typer(run_app, name="run")
 app.add_typer(skills_app, name="skills")
+app.add_typer(task_app, name="task")
 
 ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Model id: openai/<m>, ollama/<m>, claude-*, "
                                                  "gemini/<m>, or any id with --base-url. Env: HELIUM_MODEL.")]
@@ -388,6 +394,86 @@ def graph(name: Annotated[str, typer.Argument(help="The flow: chat or code.")] =
         typer.echo(f"wrote {target}")
     else:
         typer.echo(drawing)
+
+
+@app.command("view")
+def view(port: Annotated[int, typer.Option("--port", "-p", help="Port to listen on (0: any free port).")] = 8080,
+         host: Annotated[str, typer.Option("--host", help="Address to listen on; anything but loopback needs "
+                                               "--allow-remote.")] = "127.0.0.1",
+         allow_remote: Annotated[bool, typer.Option("--allow-remote", help="Allow a non-loopback --host: other "
+                                                       "machines could see runs and approve calls.")] = False) -> None:
+    """Serve the web viewer of this project: runs, their steps live, approvals and forks.
+
+    Examples:
+
+    \b
+      helium view
+      helium view --port 9000
+      helium view --host 0.0.0.0 --allow-remote
+    """
+    from helium.viewer.server import serve_forever
+
+    serve_forever(Path.cwd(), host, port, allow_remote=allow_remote)
+
+
+ProviderOpt = Annotated[str, typer.Option("--provider", help="Where the task runs: docker, local (a work directory "
+                                              "under bubblewrap) or daytona.")]
+AgentOpt = Annotated[str, typer.Option("--agent", "-a", help="helium (the model), oracle (the task's "
+                                          "solution/solve.sh) or nop (does nothing).")]
+OutputOpt = Annotated[Path, typer.Option("--output", "-o", help="Folder for the trial outputs.")]
+
+
+@task_app.command("run")
+def task_run(path: Annotated[Path, typer.Argument(help="The task folder (instruction.md, task.toml, tests/).")],
+             model: ModelOpt = None, output: OutputOpt = Path("output"), provider: ProviderOpt = "docker",
+             agent: AgentOpt = "helium",
+             watch: Annotated[bool, typer.Option("--watch", help="Serve the web viewer while it runs.")] = False,
+             base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None, json_output: JsonOpt = False) -> None:
+    """Run one task: agent, then verifier; outputs in OUTPUT/<task>_<time>/. Exit 0 passed, 1 failed or error.
+
+    Examples:
+
+    \b
+      helium task run tasks/create-hello-file
+      helium task run tasks/fix-failing-test --provider local --agent oracle
+      helium task run tasks/create-hello-file -m openai/gpt-4o-mini -o results --json
+    """
+    from helium.cli.tasks import run_task
+
+    raise typer.Exit(run_task(_settings(model, base_url, api_key), path, output, provider, agent, watch=watch,
+                              json_output=json_output))
+
+
+@task_app.command("batch")
+def task_batch(directory: Annotated[Path | None, typer.Argument(help="A folder of tasks (searched with --pattern).")] = None,
+               n_concurrent: Annotated[int | None, typer.Option("--n-concurrent", "-n", min=1, help="Trials at once "
+                                                                   "(default 2).")] = None,
+               attempts: Annotated[int, typer.Option("--attempts", "-k", min=1, help="Attempts per task (pass@k).")] = 1,
+               pattern: Annotated[str, typer.Option("--pattern", "-p", help="Glob for task files.")] = "**/task.toml",
+               quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or table, only the "
+                                                   "summary line.")] = False,
+               resume: Annotated[Path | None, typer.Option("--resume", help="Finish the unfinished trials of this "
+                                                              "batch folder.")] = None,
+               model: ModelOpt = None, output: OutputOpt = Path("output"), provider: ProviderOpt = "docker",
+               agent: AgentOpt = "helium", base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None,
+               json_output: JsonOpt = False) -> None:
+    """Run every task in a folder, N at a time, K attempts each, with a live bar of passed/failed.
+
+    Exit 0 when every trial passed, 1 otherwise. The batch folder is printed; after a kill,
+    --resume runs only the trials that had not finished.
+
+    Examples:
+
+    \b
+      helium task batch tasks/ -n 4
+      helium task batch tasks/ -k 3 --agent oracle --provider local -q
+      helium task batch --resume output/batch_20260101-120000-000000
+    """
+    from helium.cli.tasks import run_batch
+
+    raise typer.Exit(run_batch(_settings(model, base_url, api_key), directory, n_concurrent=n_concurrent,
+                               attempts=attempts, pattern=pattern, quiet=quiet, resume=resume, output_dir=output,
+                               provider=provider, agent=agent, json_output=json_output))
 
 
 def _settings(model: str | None = None, base_url: str | None = None, api_key: str | None = None,

@@ -109,6 +109,12 @@ def resume_run(driver: RunDriver, run_id: str, message: str | None) -> RunOutcom
 
 def fork_run(driver: RunDriver, run_id: str, at: str, message: str | None) -> RunOutcome:
     """Copy the state at checkpoint `at` into a new run and continue it there."""
+    return driver.drive(start_fork(driver, run_id, at, message), None)
+
+
+def start_fork(driver: RunDriver, run_id: str, at: str, message: str | None) -> RunRecord:
+    """Create the new run holding the state at checkpoint `at` (with `message` put in), ready to drive;
+    the viewer drives it in the background, the CLI at once."""
     store = driver.store
     parent = store.runs.get(run_id)
     graph = _graph_for(store, parent)
@@ -132,7 +138,7 @@ def fork_run(driver: RunDriver, run_id: str, at: str, message: str | None) -> Ru
     graph.update_state(thread_config(child.id), values, as_node=as_node)
     driver.console.print(f"[dim]forked run {parent.id} at checkpoint {checkpoint_id} "
                          f"(step {snapshot.metadata.get('step')}) into run {child.id}[/]", highlight=False)
-    return driver.drive(child, None)
+    return child
 
 
 def find_checkpoint(graph: CompiledStateGraph, run_id: str, at: str) -> StateSnapshot:

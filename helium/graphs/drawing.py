@@ -13,11 +13,12 @@ from langgraph.graph.state import CompiledStateGraph
 
 from helium.errors import HeliumError
 
-GraphFormat = Literal["ascii", "mermaid", "dot", "png"]
+GraphFormat = Literal["ascii", "mermaid", "dot", "png", "svg"]
 
 
-def to_dot(graph: CompiledStateGraph) -> str:
-    """Graphviz source: conditional edges dashed, start and end drawn as small circles."""
+def to_dot(graph: CompiledStateGraph, highlight: tuple[str, ...] = ()) -> str:
+    """Graphviz source: conditional edges dashed, start and end drawn as small circles, the
+    `highlight` nodes (where a run is) filled amber with a thick border."""
     drawable = graph.get_graph()
     lines = [f'digraph "{graph.name}" {{', '  rankdir=TB; node [shape=box, style="rounded,filled", '
              'fillcolor="#eef2ff", fontname="Helvetica"];']
@@ -30,23 +31,25 @@ def to_dot(graph: CompiledStateGraph) -> str:
     for edge in drawable.edges:
         style = ' [style=dashed]' if edge.conditional else ""
         lines.append(f'  "{edge.source}" -> "{edge.target}"{style};')
+    lines += [f'  "{node_id}" [fillcolor="#fbbf24", penwidth=3];' for node_id in highlight]
     lines.append("}")
     return "\n".join(lines)
 
 
-def render(graph: CompiledStateGraph, fmt: GraphFormat) -> str | bytes:
+def render(graph: CompiledStateGraph, fmt: GraphFormat, highlight: tuple[str, ...] = ()) -> str | bytes:
+    """The drawing in `fmt`; PNG and SVG come from Graphviz's `dot`, the rest needs no program."""
     if fmt == "ascii":
         return graph.get_graph().draw_ascii()
     if fmt == "mermaid":
         return graph.get_graph().draw_mermaid()
-    source = to_dot(graph)
+    source = to_dot(graph, highlight)
     if fmt == "dot":
         return source
     dot = shutil.which("dot")
     if dot is None:
-        raise HeliumError("PNG needs Graphviz's `dot`: install it (apt-get install graphviz), "
+        raise HeliumError(f"{fmt.upper()} needs Graphviz's `dot`: install it (apt-get install graphviz), "
                           "or use --format ascii / mermaid / dot")
-    result = subprocess.run([dot, "-Tpng"], input=source.encode(), capture_output=True, check=False)
+    result = subprocess.run([dot, f"-T{fmt}"], input=source.encode(), capture_output=True, check=False)
     if result.returncode != 0:
         raise HeliumError(f"dot failed: {result.stderr.decode(errors='replace').strip()}")
     return result.stdout

@@ -1,0 +1,154 @@
+"""The viewer's web application: server-rendered pages over the project store, live updates by
+server-sent events, and the approve/deny and fork actions behind a CSRF guard.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import parse_qs
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
+
+from helium.cli.session import format_time
+from helium.config import Settings
+from helium.errors import HeliumError, RunNotFoundError
+from helium.nodes.permissions import DENY
+from helium.state.store import ProjectStore
+from helium.viewer import pages
+from helium.viewer.actions import BackgroundRuns
+from helium.viewer.security import RequestGuard
+
+HERE = Path(__file__).parent
+POLL_SECONDS = 0.3
+"""How often a live page's stream looks for a new checkpoint or status."""
+HEARTBEAT_SECONDS = 15.0
+
+
+def create_app(settings: Settings, *, port: int, loopback_only: bool = True,
+               stopping: threading.Event | None = None) -> FastAPI:
+    """The viewer of the project `settings.workspace`, for a server listening on `port`."""
+    app = FastAPI(title="Helium viewer", docs_url=None, redoc_url=None, openapi_url=None)
+    guard = RequestGuard(port, loopback_only=loopback_only)
+    background = BackgroundRuns(settings)
+    stopping = stopping or threading.Event()
+    app.state.settings, app.state.guard, app.state.background = settings, guard, background
+    templates = Jinja2Templates(directory=HERE / "templates")
+    templates.env.filters["when"] = format_time
+    templates.env.globals.update(csrf_token=guard.token, workspace=str(settings.workspace))
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+
+    @app.middleware("http")
+    async def check_host(request: Request, call_next: Any) -> Response:
+        problem = guard.host_problem(request.headers.get("host"))
+        if problem:
+            return Response(problem + "\n", status_code=400, media_type="text/plain")
+        response = await call_next(request)
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        return response
+
+    @app.exception_handler(HeliumError)
+    async def user_error(request: Request, exc: HeliumError) -> Response:
+        status = 404 if isinstance(exc, RunNotFoundError) else 400
+        return templates.TemplateResponse(request, "error.html", {"message": str(exc)}, status_code=status)
+
+    async def form(request: Request) -> dict[str, str]:
+        """The POSTed form, after the cross-site checks (a refused request raises, changing nothing)."""
+        body = (await request.body()).decode("utf-8", errors="replace")
+        fields = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
+        problem = guard.post_problem(request.headers.get("host", ""), request.headers.get("origin"),
+                                     request.headers.get("referer"), fields.get("csrf"))
+        if problem:
+            raise Refused(problem)
+        return fields
+
+    @app.exception_handler(Refused)
+    async def refused(request: Request, exc: Refused) -> Response:
+        return templates.TemplateResponse(request, "error.html", {"message": f"refused: {exc}"}, status_code=403)
+
+    @app.get("/", response_class=HTMLResponse)
+    def runs_page(request: Request, store: Store, flow: str = "", status: str = "") -> Response:
+        runs = pages.list_runs(store, flow, status)
+        return templates.TemplateResponse(request, "runs.html", {
+            "runs": runs, "flows": pages.flows_in(store), "statuses": pages.STATUSES, "flow": flow,
+            "status": status, "reward_of": pages.reward_of})
+
+    @app.get("/runs/{run_id}", response_class=HTMLResponse)
+    def run_page(request: Request, run_id: str, store: Store) -> Response:
+        view = pages.run_view(store, settings, run_id)
+        return templates.TemplateResponse(request, "run.html", {
+            "view": view, "version": pages.run_version(store, view.run.id), "driving": background.active(view.run.id)})
+
+    @app.get("/runs/{run_id}/body", response_class=HTMLResponse)
+    def run_body(request: Request, run_id: str, store: Store) -> Response:
+        view = pages.run_view(store, settings, run_id)
+        return templates.TemplateResponse(request, "run_body.html", {
+            "view": view, "version": pages.run_version(store, view.run.id), "driving": background.active(view.run.id)})
+
+    @app.get("/runs/{run_id}/events")
+    async def run_events(request: Request, run_id: str) -> StreamingResponse:
+        store = await run_in_threadpool(ProjectStore, settings.db_path)
+        try:
+            run = await run_in_threadpool(store.runs.get, run_id)
+        except BaseException:
+            store.close()
+            raise
+        return StreamingResponse(_changes(request, store, run.id, stopping), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    @app.post("/runs/{run_id}/approve")
+    async def approve(request: Request, run_id: str) -> Response:
+        fields = await form(request)
+        everyone = fields.get("all", "")  # the Approve / Deny buttons answer every pending call
+        answers = {} if everyone else {key.removeprefix("decision:"): value for key, value in fields.items()
+                                       if key.startswith("decision:")}
+        resumed = await run_in_threadpool(background.answer, run_id, answers, everyone or DENY)
+        return RedirectResponse(f"/runs/{resumed}", status_code=303)
+
+    @app.post("/runs/{run_id}/fork")
+    async def fork(request: Request, run_id: str) -> Response:
+        fields = await form(request)
+        child = await run_in_threadpool(background.fork, run_id, fields.get("at", ""), fields.get("message", ""))
+        return RedirectResponse(f"/runs/{child}", status_code=303)
+
+    return app
+
+
+class Refused(Exception):
+    """A POST that failed the cross-site checks."""
+
+
+def open_store(request: Request) -> Iterator[ProjectStore]:
+    """A store connection for one request (uvicorn serves requests on several threads)."""
+    with ProjectStore(request.app.state.settings.db_path) as store:
+        yield store
+
+
+Store = Annotated[ProjectStore, Depends(open_store)]
+
+
+async def _changes(request: Request, store: ProjectStore, run_id: str, stopping: threading.Event) -> AsyncIterator[str]:
+    """Server-sent events: `change` with the run's version whenever it changes (the page then fetches its body)."""
+    last, quiet = None, 0.0
+    try:
+        while not stopping.is_set() and not await request.is_disconnected():
+            version = await run_in_threadpool(pages.run_version, store, run_id)
+            if version != last:
+                yield f"event: change\ndata: {json.dumps(version)}\n\n"
+                last, quiet = version, 0.0
+            elif quiet >= HEARTBEAT_SECONDS:
+                yield ": still here\n\n"
+                quiet = 0.0
+            await asyncio.sleep(POLL_SECONDS)
+            quiet += POLL_SECONDS
+    finally:
+        await run_in_threadpool(store.close)
