@@ -1,0 +1,109 @@
+"""Getting a task's environment ready: its Dockerfile replayed where no image is built, its setup commands.
+
+Harbor tasks put their starting files in place with `COPY` (and `WORKDIR`, `RUN`) in
+environment/Dockerfile. Docker runs those at build time; the local sandbox has no build, so
+the runner replays the instructions that shape files through the environment: `COPY`/`ADD`
+of local files become uploads, `WORKDIR` a directory, `RUN` a command. `FROM` is this machine
+there, and instructions that only describe an image (`ENV`, `CMD`, `LABEL`, …) have nothing to do.
+Then, in every environment, task.toml's `setup_commands` run in order; the first that fails stops the trial.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from helium.environments import Environment
+from helium.errors import HeliumError
+
+FILE_INSTRUCTIONS = ("COPY", "ADD", "WORKDIR", "RUN")
+
+
+class SetupError(HeliumError):
+    """The environment could not be made ready: an instruction that cannot be replayed, a command that failed."""
+
+
+@dataclass(frozen=True)
+class Instruction:
+    keyword: str
+    arguments: str
+    line: int
+
+
+def instructions(text: str) -> list[Instruction]:
+    """The Dockerfile's instructions, with `\\`-continued lines joined and comments dropped."""
+    found: list[Instruction] = []
+    pending, start = "", 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not pending and (not line or line.startswith("#")):
+            continue
+        if not pending:
+            start = number
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        whole = (pending + line).strip()
+        pending = ""
+        keyword, _, arguments = whole.partition(" ")
+        found.append(Instruction(keyword.upper(), arguments.strip(), start))
+    return found
+
+
+def replay_dockerfile(environment: Environment, dockerfile_dir: Path, *, timeout: float) -> None:
+    """Apply the Dockerfile's COPY, ADD, WORKDIR and RUN to the environment, in order."""
+    dockerfile = dockerfile_dir / "Dockerfile"
+    workdir = "/"
+    for step in instructions(dockerfile.read_text(encoding="utf-8")):
+        where = f"{dockerfile}:{step.line}"
+        if step.keyword == "WORKDIR":
+            workdir = posixpath.join(workdir, step.arguments)
+            _run(environment, f"mkdir -p {shlex.quote(workdir)}", where, timeout)
+        elif step.keyword in ("COPY", "ADD"):
+            _copy(environment, dockerfile_dir, step.arguments, workdir, where)
+        elif step.keyword == "RUN":
+            _run(environment, f"cd {shlex.quote(workdir)} && {_shell_form(step.arguments)}", where, timeout)
+
+
+def _copy(environment: Environment, context: Path, arguments: str, workdir: str, where: str) -> None:
+    parts = [p for p in shlex.split(arguments) if not p.startswith("--")]
+    if len(parts) < 2:
+        raise SetupError(f"{where}: COPY needs a source and a destination")
+    *sources, destination = parts
+    target_dir = posixpath.join(workdir, destination)
+    for source in sources:
+        if "://" in source:
+            raise SetupError(f"{where}: the local sandbox cannot fetch {source}; use the docker provider")
+        origin = (context / source).resolve()
+        if context.resolve() not in (origin, *origin.parents) or not origin.exists():
+            raise SetupError(f"{where}: {source} is not a file in the task's environment/ folder")
+        into_dir = origin.is_dir() or destination.endswith("/") or len(sources) > 1
+        target = target_dir if origin.is_dir() or not into_dir else posixpath.join(target_dir, origin.name)
+        environment.upload(origin, target)
+
+
+def run_setup_commands(environment: Environment, commands: tuple[str, ...], *, source: Path, timeout: float) -> None:
+    """task.toml's [environment] setup_commands, in order, each within the build timeout."""
+    for command in commands:
+        _run(environment, command, f"{source} [environment] setup_commands", timeout)
+
+
+def _run(environment: Environment, command: str, where: str, timeout: float) -> None:
+    done = environment.exec(command, timeout=timeout)
+    if done.exit_code != 0 or done.timed_out:
+        why = "timed out" if done.timed_out else f"exited with {done.exit_code}"
+        tail = (done.stderr.strip() or done.stdout.strip())[-300:]
+        raise SetupError(f"{where}: {command!r} {why}: {tail}")
+
+
+def _shell_form(arguments: str) -> str:
+    """`RUN ["a", "b"]` (exec form) as a shell command; the shell form as it is."""
+    if arguments.startswith("["):
+        try:
+            return shlex.join(json.loads(arguments))
+        except ValueError:
+            pass
+    return arguments

@@ -1,0 +1,2 @@
+#!/bin/bash
+echo "Hello World" > /home/hello.txt
