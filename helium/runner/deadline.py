@@ -18,6 +18,8 @@ class DeadlineEnvironment:
         self.inner = inner
         self.deadline = deadline
         """A `time.monotonic()` value."""
+        self.cut = False
+        """Whether a command was stopped (or refused) because the deadline came."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -30,8 +32,12 @@ class DeadlineEnvironment:
              timeout: float | None = None) -> ExecResult:
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
+            self.cut = True
             return ExecResult("", TIME_UP, -9, True)
-        return self.inner.exec(command, cwd, env, remaining if timeout is None else min(timeout, remaining))
+        result = self.inner.exec(command, cwd, env, remaining if timeout is None else min(timeout, remaining))
+        if result.timed_out and (timeout is None or remaining < timeout):
+            self.cut = True
+        return result
 
     def upload(self, source: Path, target: str) -> None:
         self.inner.upload(source, target)

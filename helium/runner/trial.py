@@ -241,9 +241,9 @@ class AgentRunner:
     def _run_agent(self, task: Task, environment: Environment, store: ProjectStore, run: RunRecord,
                    model: Any) -> _AgentOutcome:
         """Stream the agent's graph on a thread of its own; at the task's timeout its commands are cut and it stops."""
-        deadline = time.monotonic() + task.agent_timeout_sec
+        sandbox = DeadlineEnvironment(environment, time.monotonic() + task.agent_timeout_sec)
         context = task_flow.task_context(
-            self.settings, store, run, model=model, environment=DeadlineEnvironment(environment, deadline),
+            self.settings, store, run, model=model, environment=sandbox,
             workdir=task.environment.workdir, timeout_sec=task.agent_timeout_sec, native_tools=self.agent != "helium")
         graph = task_flow.build_graph(store.checkpointer)
         config = {"configurable": {"thread_id": run.id}, "recursion_limit": recursion_limit(context.max_turns)}
@@ -263,8 +263,8 @@ class AgentRunner:
         worker = threading.Thread(target=work, name=f"agent-{run.id}", daemon=True)
         worker.start()
         worker.join(task.agent_timeout_sec)
-        timed_out = worker.is_alive()
-        if timed_out:
+        timed_out = worker.is_alive() or sandbox.cut
+        if worker.is_alive():
             stop.set()
             worker.join(AGENT_GRACE_SEC)
         values = graph.get_state(config).values
