@@ -37,6 +37,11 @@ task_app = typer.Typer(help="Harbor-format tasks: run one with an agent in a san
 app.add_typer(run_app, name="run")
 app.add_typer(skills_app, name="skills")
 app.add_typer(task_app, name="task")
+rag_app = typer.Typer(help="RAG over files: index files, ask questions answered from them with cited line ranges.\n\n"
+                           "Examples:\n\n\b\n  helium rag add docs/ src/*.py\n  helium rag ask \"how do I configure it?\"\n"
+                           "  helium rag list\n  helium rag remove docs/old.md",
+                      no_args_is_help=True)
+app.add_typer(rag_app, name="rag")
 
 ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Model id: openai/<m>, ollama/<m>, claude-*, "
                                                  "gemini/<m>, or any id with --base-url. Env: HELIUM_MODEL.")]
@@ -92,12 +97,14 @@ def run_chat(prompt: Annotated[str, typer.Argument(help="What to ask.")],
       helium run chat "summarise README.md"
       helium run chat "run the tests and fix what fails" --auto-approve
       helium run chat "list the TODOs" --model openai/gpt-4o-mini --json
+      helium run chat "explain @src/app.py and @docs/*.md"    # @path: index and attach the files
     """
+    from helium.cli.rag import chat_message
     from helium.cli.session import open_driver, report
 
     settings = _settings(model, base_url, api_key, tool_calling, _approval(approve, auto_approve))
     with open_driver(settings, json_output=json_output) as driver:
-        outcome = driver.start("chat", prompt)
+        outcome = driver.start("chat", prompt, message=chat_message(driver, prompt))
     raise typer.Exit(report(outcome, json_output))
 
 
@@ -474,6 +481,143 @@ def task_batch(directory: Annotated[Path | None, typer.Argument(help="A folder o
     raise typer.Exit(run_batch(_settings(model, base_url, api_key), directory, n_concurrent=n_concurrent,
                                attempts=attempts, pattern=pattern, quiet=quiet, resume=resume, output_dir=output,
                                provider=provider, agent=agent, json_output=json_output))
+
+
+PathsArg = Annotated[list[str], typer.Argument(help="Files, directories or globs (quote globs for **).")]
+
+
+@rag_app.command("add")
+def rag_add(paths: PathsArg, json_output: JsonOpt = False) -> None:
+    """Index files for `rag ask`, `@path` and search_files; only new or changed files are read again.
+
+    Binary, unreadable and empty files are skipped with the reason. Exit code 1 if a path named nothing.
+
+    Examples:
+
+    \b
+      helium rag add README.md docs/
+      helium rag add 'src/**/*.py' --json
+    """
+    from helium.cli import rag
+
+    raise typer.Exit(rag.add(_settings(), paths, json_output))
+
+
+@rag_app.command("ask")
+def rag_ask(question: Annotated[str, typer.Argument(help="The question.")],
+            k: Annotated[int, typer.Option("-k", min=1, max=50, help="How many passages to retrieve.")] = 5,
+            model: ModelOpt = None, base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None,
+            json_output: JsonOpt = False) -> None:
+    """Answer from the indexed files, citing file:start-end; every citation is checked against the index.
+
+    Examples:
+
+    \b
+      helium rag ask "how do I install it?"
+      helium rag ask "which options does the parser take?" -k 8 --json
+    """
+    from helium.cli import rag
+
+    raise typer.Exit(rag.ask(_settings(model, base_url, api_key), question, k, json_output))
+
+
+@rag_app.command("list")
+def rag_list(json_output: JsonOpt = False) -> None:
+    """List the indexed files: kind, chunks, lines (pages for PDFs), when indexed.
+
+    Examples:
+
+    \b
+      helium rag list
+      helium rag list --json
+    """
+    from helium.cli import rag
+
+    rag.list_files(_settings(), json_output)
+
+
+@rag_app.command("remove")
+def rag_remove(paths: PathsArg, json_output: JsonOpt = False) -> None:
+    """Drop files (or everything under directories, or matching globs) from the index.
+
+    Examples:
+
+    \b
+      helium rag remove docs/old.md
+      helium rag remove docs/
+    """
+    from helium.cli import rag
+
+    raise typer.Exit(rag.remove(_settings(), paths, json_output))
+
+
+@memory_app.command("list")
+def memory_list(json_output: JsonOpt = False,
+                limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many of each, newest first.")]
+                = 100) -> None:
+    """List remembered facts (with their relations) and conversation summaries.
+
+    Examples:
+
+    \b
+      helium memory list
+      helium memory list --json | jq '.facts[].text'
+    """
+    from helium.cli.memory import list_memory
+
+    list_memory(_settings(), json_output=json_output, limit=limit)
+
+
+@memory_app.command("search")
+def memory_search(query: Annotated[str, typer.Argument(help="Words or a question; naming an entity (\"what do I "
+                                                          "prefer?\") also lists its relations.")],
+                  json_output: JsonOpt = False,
+                  limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many facts.")] = 5) -> None:
+    """Search memory by keyword and by meaning; show the relations of the entities the query names.
+
+    Examples:
+
+    \b
+      helium memory search "database"
+      helium memory search "what do I prefer?" --json
+    """
+    from helium.cli.memory import search_memory
+
+    search_memory(_settings(), query, json_output=json_output, limit=limit)
+
+
+@memory_app.command("forget")
+def memory_forget(memory_id: Annotated[str, typer.Argument(metavar="ID", help="A fact's id (from `helium memory "
+                                                              "list`), or summary:RUN_ID for a run's summary.")]) -> None:
+    """Forget a fact (and its relations), or a conversation summary.
+
+    Examples:
+
+    \b
+      helium memory forget 3
+      helium memory forget summary:1a2b3c
+    """
+    from helium.cli.memory import forget_memory
+
+    typer.echo(forget_memory(_settings(), memory_id))
+
+
+@memory_app.command("export")
+def memory_export(json_output: Annotated[bool, typer.Option("--json", help="One JSON document with facts and "
+                                                            "summaries, instead of JSON lines.")] = False,
+                  output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead "
+                                                                 "of standard output.")] = None) -> None:
+    """Export all of memory: JSON lines (one fact or summary a line, facts with their triples), or --json.
+
+    Examples:
+
+    \b
+      helium memory export > memory.jsonl
+      helium memory export --json -o memory.json
+    """
+    from helium.cli.memory import export_memory
+
+    export_memory(_settings(), json_output=json_output, output=output)
 
 
 def _settings(model: str | None = None, base_url: str | None = None, api_key: str | None = None,

@@ -84,12 +84,14 @@ class RunDriver:
         self._indent = ""
         self._calls: dict[str, dict[str, Any]] = {}
 
-    def start(self, flow: str, prompt: str, options: dict[str, Any] | None = None) -> RunOutcome:
+    def start(self, flow: str, prompt: str, options: dict[str, Any] | None = None, *,
+              message: HumanMessage | None = None) -> RunOutcome:
         """Create a run and drive it from the user's first message; `options` (environment, max_turns) stay
-        with the run, so a resume runs it the same way."""
+        with the run, so a resume runs it the same way. `message` (the prompt with attached context, such as
+        `@path` excerpts) is what the model gets; the run is titled by the prompt."""
         build_chat_model(self.settings)  # a missing key or extra fails here, before anything is recorded
         run = self.store.runs.create(flow, prompt, self.settings.model, extra=options)
-        return self.drive(run, {"messages": [HumanMessage(prompt)]})
+        return self.drive(run, {"messages": [message or HumanMessage(prompt)]})
 
     def drive(self, run: RunRecord, payload: Any) -> RunOutcome:
         """Stream the run until it finishes, fails, is interrupted or waits for an approval nobody can give."""

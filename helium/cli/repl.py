@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from langchain_core.messages import HumanMessage
 from rich.markup import escape
 
 from helium.cli import views
 from helium.cli.driver import RunDriver
+from helium.cli.rag import chat_message
 from helium.cli.session import approval_mode, open_driver, report, run_skill, thread_config
 from helium.config import Settings
 from helium.errors import HeliumError
@@ -28,6 +28,7 @@ HELP = """\
 /new          start a new conversation
 /exit         leave (Ctrl-D works too)
 /SKILL ARGS   run a slash skill (see `helium skills list`) in a run of its own
+@path         in a message: index that file, directory or glob and give the model its relevant parts
 Enter sends. Esc then Enter (or Alt+Enter) starts a new line; so does a line ending in a backslash."""
 
 
@@ -68,13 +69,14 @@ def run_repl(settings: Settings, resume_id: str | None) -> int:
 
 def _send(driver: RunDriver, current: RunRecord | None, text: str) -> RunRecord:
     """A message starts a run, or continues the current one (finishing any pending step first)."""
+    message = chat_message(driver, text)  # files mentioned with @path are indexed and attached
     if current is None:
-        outcome = driver.start("chat", text)
+        outcome = driver.start("chat", text, message=message)
     else:
         graph = flow_module(current.flow).build_graph(driver.store.checkpointer)
         if graph.get_state(thread_config(current.id)).next:
             driver.drive(current, None)
-        outcome = driver.drive(current, {"messages": [HumanMessage(text)]})
+        outcome = driver.drive(current, {"messages": [message]})
     report(outcome, json_output=False)
     return driver.store.runs.get(outcome.run_id)
 

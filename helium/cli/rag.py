@@ -1,0 +1,158 @@
+"""The bodies of `helium rag add|ask|list|remove`, and `@path` mentions for chat messages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+
+from langchain_core.messages import HumanMessage
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+from rich.table import Table
+
+from helium.cli.driver import RunDriver
+from helium.cli.session import format_time, warn
+from helium.config import Settings
+from helium.errors import HeliumError
+from helium.models import build_chat_model, describe_model_error, route_model
+from helium.rag.answer import RagAnswer, answer_question
+from helium.rag.index import AddReport, open_rag_index
+from helium.rag.index import Progress as ProgressCallback
+from helium.rag.mentions import attach_mentions
+from helium.state.store import ProjectStore
+
+EXIT_OK, EXIT_MISSING = 0, 1
+
+
+def add(settings: Settings, paths: list[str], json_output: bool) -> int:
+    """Index files, directories and globs; exit 1 if any of them named nothing (the rest is still indexed)."""
+    with ProjectStore(settings.db_path) as store:
+        index = open_rag_index(settings, store)
+        with _progress(json_output, "indexing") as progress:
+            report = index.add(paths, progress)
+    if json_output:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        _print_report(report)
+    for spec in report.missing:
+        warn([f"{spec}: no such file, directory or glob match"])
+    return EXIT_MISSING if report.missing else EXIT_OK
+
+
+def ask(settings: Settings, question: str, k: int, json_output: bool) -> int:
+    """Answer from the k nearest passages; indexed files that changed are indexed again first."""
+    model = build_chat_model(settings)  # a missing key or extra fails before any work
+    with ProjectStore(settings.db_path) as store:
+        index = open_rag_index(settings, store)
+        with _progress(json_output, "checking indexed files") as progress:
+            index.refresh(progress)
+        err = Console(stderr=True, highlight=False)
+        with err.status("retrieving and asking the model…") if not json_output else nullcontext():
+            try:
+                result = answer_question(index, model, question, k)
+            except HeliumError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - provider failures become one line naming the setting
+                described = describe_model_error(exc, route_model(settings), settings.max_retries)
+                if described is None:
+                    raise
+                raise described from None
+    if json_output:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        _print_answer(result)
+    if result.invalid:
+        warn([f"invalid citation {c.label}: {c.reason}" for c in result.invalid])
+    return EXIT_OK
+
+
+def list_files(settings: Settings, json_output: bool) -> None:
+    with ProjectStore(settings.db_path) as store:
+        files = open_rag_index(settings, store).files()
+    if json_output:
+        print(json.dumps([f.to_json() for f in files], indent=2))
+        return
+    console = Console(highlight=False)
+    if not files:
+        console.print("nothing is indexed; add files with: helium rag add PATHS", markup=False)
+        return
+    table = Table(title=f"{len(files)} indexed files, {sum(f.chunks for f in files)} chunks")
+    for column in ("file", "kind", "chunks", "size", "indexed"):
+        table.add_column(column, justify="right" if column == "chunks" else "left")
+    for f in files:
+        table.add_row(escape(f.path), f.kind, str(f.chunks), f"{f.extent} {f.unit}s",
+                      format_time(f.indexed_at))
+    console.print(table)
+
+
+def remove(settings: Settings, paths: list[str], json_output: bool) -> int:
+    with ProjectStore(settings.db_path) as store:
+        removed, unmatched = open_rag_index(settings, store).remove(paths)
+    if json_output:
+        print(json.dumps({"removed": removed, "unmatched": unmatched}, indent=2))
+    else:
+        Console(highlight=False).print(f"removed {len(removed)} file(s) from the index"
+                                       + "".join(f"\n  {escape(path)}" for path in removed))
+    warn([f"{spec}: not in the index (see helium rag list)" for spec in unmatched])
+    return EXIT_MISSING if unmatched else EXIT_OK
+
+
+def chat_message(driver: RunDriver, text: str) -> HumanMessage:
+    """The user's message with the files it mentions (`@path`) indexed and their relevant chunks attached."""
+    if "@" not in text:
+        return HumanMessage(text)
+    err = Console(stderr=True, highlight=False)
+    with err.status("indexing the mentioned files…") if driver.interactive else nullcontext():
+        context = attach_mentions(open_rag_index(driver.settings, driver.store), text)
+    warn(context.warnings)
+    if context.passages:
+        indexed = len(context.report.with_status("indexed"))
+        err.print(f"[dim]context: {len(context.passages)} excerpt(s) from {', '.join(map(escape, context.files))}"
+                  f"{f' ({indexed} file(s) indexed)' if indexed else ''}[/]")
+    return context.message
+
+
+def _print_report(report: AddReport) -> None:
+    console = Console(highlight=False)
+    indexed, unchanged = report.with_status("indexed"), report.with_status("unchanged")
+    skipped, removed = report.with_status("skipped"), report.with_status("removed")
+    console.print(f"indexed {len(indexed)} file(s) ({sum(o.chunks for o in indexed)} chunks), "
+                  f"{len(unchanged)} unchanged, {len(skipped)} skipped, {len(removed)} removed", markup=False)
+    if not (indexed or skipped or removed):
+        return
+    table = Table(show_header=True)
+    for column in ("file", "status", "chunks / reason"):
+        table.add_column(column)
+    for outcome in [*indexed, *skipped, *removed]:
+        detail = str(outcome.chunks) if outcome.status == "indexed" else outcome.reason
+        table.add_row(escape(outcome.path), outcome.status, escape(detail))
+    console.print(table)
+
+
+def _print_answer(result: RagAnswer) -> None:
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(result.answer, markup=False)
+    console.print("\n[bold]Sources[/]")
+    for number, passage in enumerate(result.sources, 1):
+        section = f" ({escape(passage.section)})" if passage.section else ""
+        score = f" [dim]{passage.score:.2f}[/]" if passage.score is not None else ""
+        console.print(f"  [{number}] {escape(passage.label)}{section}{score}")
+
+
+@contextmanager
+def _progress(quiet: bool, verb: str) -> Iterator[ProgressCallback | None]:
+    """A progress bar on stderr while files are read and embedded (none for --json)."""
+    if quiet:
+        yield None
+        return
+    columns = (SpinnerColumn(), TextColumn(f"{verb} [progress.description]{{task.description}}"), BarColumn(),
+               MofNCompleteColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("", total=None)
+
+        def update(path: str, done: int, total: int) -> None:
+            bar.update(task, description=escape(path), completed=done, total=total)
+
+        yield update
