@@ -29,6 +29,7 @@ ENV_VARS: dict[str, str] = {
     "approve": "HELIUM_APPROVE",
     "embedding_base_url": "HELIUM_EMBEDDING_BASE_URL",
     "embedding_model": "HELIUM_EMBEDDING_MODEL",
+    "memory": "HELIUM_MEMORY",
 }
 
 
@@ -54,6 +55,12 @@ class Settings:
     embedding_base_url: str | None = None
     """An OpenAI-compatible endpoint for embeddings; None uses the built-in offline model."""
     embedding_model: str = "all-MiniLM-L6-v2"
+    memory: bool = True
+    """Remember facts and conversation summaries and put the relevant ones into new runs' prompts."""
+    memory_threshold: float = 0.3
+    """Similarity (0-1) a remembered fact needs to a run's first message to be put into its prompt."""
+    skill_threshold: float = 0.35
+    """Similarity (0-1) a contextual skill's description needs to a run's first message to fire."""
 
     @property
     def project_dir(self) -> Path:
@@ -87,7 +94,11 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "prices": dict,
     "embedding_base_url": str,
     "embedding_model": str,
+    "memory": bool,
+    "memory_threshold": (int, float),
+    "skill_threshold": (int, float),
 }
+_BOOLEANS = {"1": True, "true": True, "on": True, "yes": True, "0": False, "false": False, "off": False, "no": False}
 
 
 def user_config_dir() -> Path:
@@ -132,10 +143,14 @@ def _validated(key: str, value: Any, where: str) -> Any:
     expected = _TYPES[key]
     if key in ("max_turns", "max_retries", "tool_output_limit") and isinstance(value, str) and value.isdigit():
         value = int(value)
-    if not isinstance(value, expected) or isinstance(value, bool):
+    if expected is bool and isinstance(value, str) and value.lower() in _BOOLEANS:
+        value = _BOOLEANS[value.lower()]
+    if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
         raise ConfigError(f"{where} must be a {_type_name(expected)}, got {value!r}")
     if key in _CHOICES and value not in _CHOICES[key]:
         raise ConfigError(f"{where} must be one of {', '.join(_CHOICES[key])}, got {value!r}")
+    if key in ("memory_threshold", "skill_threshold") and not 0 <= value <= 1:
+        raise ConfigError(f"{where} must be a similarity from 0 to 1, got {value!r}")
     if key in ("max_turns", "tool_output_limit") and value < 1:
         raise ConfigError(f"{where} must be at least 1, got {value!r}")
     if key == "prices":
@@ -157,4 +172,4 @@ def _check_prices(prices: dict[str, Any], where: str) -> None:
 def _type_name(expected: type | tuple[type, ...]) -> str:
     if isinstance(expected, tuple):
         return "number"
-    return {str: "string", int: "whole number", dict: "table"}.get(expected, expected.__name__)
+    return {str: "string", int: "whole number", dict: "table", bool: "true or false"}.get(expected, expected.__name__)

@@ -5,11 +5,16 @@ clash): `NAME/SKILL.md` and plain `*.md` files.  Front matter: `name`, `descript
 `trigger` (e.g. `/caveman`), `type` (`slash` or `contextual`) and `allowed_tools`, also
 spelled `allowed-tools` as public SKILL.md files do, with their tool names (Read, Bash, …).
 A malformed file is skipped with one warning naming it; the others still load.
+
+Contextual skills (`type: contextual`) are not called by name: a run whose first message is close
+in meaning to a skill's description (cosine similarity of their embeddings at or above the
+`skill_threshold` setting, or the skill's own `threshold`) gets the skill's body in its prompt.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -50,6 +55,8 @@ class Skill:
     type: SkillType = "slash"
     allowed_tools: tuple[str, ...] = ()
     """Empty means every tool of the flow."""
+    threshold: float | None = None
+    """A contextual skill's own similarity threshold; None uses the `skill_threshold` setting."""
 
 
 @dataclass
@@ -68,6 +75,26 @@ class SkillCatalog:
 
     def by_trigger(self, word: str) -> Skill | None:
         return next((s for s in self.skills.values() if s.type == "slash" and s.trigger == word), None)
+
+    def contextual(self) -> list[Skill]:
+        return sorted((s for s in self.skills.values() if s.type == "contextual"), key=lambda s: s.name)
+
+
+def relevant_skills(skills: Sequence[Skill], message_vector: Sequence[float],
+                    embed: Callable[[Sequence[str]], list[list[float]]], threshold: float,
+                    limit: int = 3) -> list[tuple[Skill, float]]:
+    """The contextual skills whose description is close enough in meaning to the message, closest first.
+
+    Vectors are unit length (the project's embedder normalises them), so similarity is a dot product.
+    """
+    if not skills:
+        return []
+    vectors = embed([s.description for s in skills])
+    scored = [(skill, sum(a * b for a, b in zip(vector, message_vector, strict=True)))
+              for skill, vector in zip(skills, vectors, strict=True)]
+    fired = [(skill, score) for skill, score in scored
+             if score >= (skill.threshold if skill.threshold is not None else threshold)]
+    return sorted(fired, key=lambda pair: -pair[1])[:limit]
 
 
 def skill_folders(workspace: Path) -> list[Path]:
@@ -112,13 +139,18 @@ def parse_skill(path: Path) -> Skill:
     kind = meta.get("type", "slash")
     if kind not in ("slash", "contextual"):
         raise ValueError(f"'type' must be slash or contextual, not {kind!r}")
+    threshold = meta.get("threshold")
+    if threshold is not None and (kind != "contextual" or isinstance(threshold, bool)
+                                  or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1):
+        raise ValueError(f"'threshold' is for contextual skills, a number from 0 to 1, not {threshold!r}")
     trigger = str(meta.get("trigger") or f"/{name}")
     body = match.group(2).strip()
     if not body:
         raise ValueError("its body (the instructions after the front matter) is empty")
     return Skill(name=name, description=description.strip(), body=body, path=path,
                  trigger=trigger if trigger.startswith("/") else f"/{trigger}", type=kind,
-                 allowed_tools=_allowed_tools(meta.get("allowed_tools", meta.get("allowed-tools"))))
+                 allowed_tools=_allowed_tools(meta.get("allowed_tools", meta.get("allowed-tools"))),
+                 threshold=float(threshold) if threshold is not None else None)
 
 
 def _allowed_tools(value: Any) -> tuple[str, ...]:

@@ -66,6 +66,7 @@ def cli(project: Path, tmp_path: Path, model_server: ScriptedOpenAIServer, monke
         "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
         "NO_COLOR": "1",
         "COLUMNS": "200",
+        "HELIUM_MEMORY": "off",  # no summary calls the scripts would have to answer; tests/memory switch it on
     }
     for var in ("HELIUM_API_KEY", "OPENAI_API_KEY", "HELIUM_APPROVE", "HELIUM_TOOL_CALLING"):
         monkeypatch.delenv(var, raising=False)

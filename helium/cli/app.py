@@ -37,6 +37,11 @@ task_app = typer.Typer(help="Harbor-format tasks: run one with an agent in a san
 app.add_typer(run_app, name="run")
 app.add_typer(skills_app, name="skills")
 app.add_typer(task_app, name="task")
+memory_app = typer.Typer(help="The project's memory: remembered facts, their relations, conversation summaries.\n\n"
+                              "Examples:\n\n\b\n  helium memory list\n  helium memory search \"what do I prefer?\"\n"
+                              "  helium memory forget 3\n  helium memory export -o memory.jsonl",
+                         no_args_is_help=True)
+app.add_typer(memory_app, name="memory")
 rag_app = typer.Typer(help="RAG over files: index files, ask questions answered from them with cited line ranges.\n\n"
                            "Examples:\n\n\b\n  helium rag add docs/ src/*.py\n  helium rag ask \"how do I configure it?\"\n"
                            "  helium rag list\n  helium rag remove docs/old.md",
@@ -99,12 +104,15 @@ def run_chat(prompt: Annotated[str, typer.Argument(help="What to ask.")],
       helium run chat "list the TODOs" --model openai/gpt-4o-mini --json
       helium run chat "explain @src/app.py and @docs/*.md"    # @path: index and attach the files
     """
+    from helium.cli.memory import save_session_summaries
     from helium.cli.rag import chat_message
     from helium.cli.session import open_driver, report
 
     settings = _settings(model, base_url, api_key, tool_calling, _approval(approve, auto_approve))
     with open_driver(settings, json_output=json_output) as driver:
         outcome = driver.start("chat", prompt, message=chat_message(driver, prompt))
+        if outcome.status == "done":  # the session ended: its summary goes to memory
+            save_session_summaries(driver, [outcome.run_id])
     raise typer.Exit(report(outcome, json_output))
 
 
@@ -339,15 +347,16 @@ def show(run_id: RunIdArg, json_output: JsonOpt = False) -> None:
       helium show 1a2b3c --json
     """
     from helium.cli import views
-    from helium.cli.session import transcript
+    from helium.cli.session import recalled_context, transcript
     from helium.state.store import ProjectStore
 
     with ProjectStore(_settings().db_path) as store:
         run, messages = transcript(store, run_id)
+        recalled = recalled_context(store, run)
     if json_output:
-        typer.echo(json.dumps({"run": run.to_json(), "messages": messages}, indent=2))
+        typer.echo(json.dumps({"run": run.to_json(), "messages": messages, "recalled": recalled}, indent=2))
     else:
-        views.print_transcript(run, messages)
+        views.print_transcript(run, messages, recalled)
 
 
 @app.command("audit")
@@ -549,6 +558,75 @@ def rag_remove(paths: PathsArg, json_output: JsonOpt = False) -> None:
     from helium.cli import rag
 
     raise typer.Exit(rag.remove(_settings(), paths, json_output))
+
+
+@memory_app.command("list")
+def memory_list(json_output: JsonOpt = False,
+                limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many of each, newest first.")]
+                = 100) -> None:
+    """List remembered facts (with their relations) and conversation summaries.
+
+    Examples:
+
+    \b
+      helium memory list
+      helium memory list --json | jq '.facts[].text'
+    """
+    from helium.cli.memory import list_memory
+
+    list_memory(_settings(), json_output=json_output, limit=limit)
+
+
+@memory_app.command("search")
+def memory_search(query: Annotated[str, typer.Argument(help="Words or a question; naming an entity (\"what do I "
+                                                          "prefer?\") also lists its relations.")],
+                  json_output: JsonOpt = False,
+                  limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many facts.")] = 5) -> None:
+    """Search memory by keyword and by meaning; show the relations of the entities the query names.
+
+    Examples:
+
+    \b
+      helium memory search "database"
+      helium memory search "what do I prefer?" --json
+    """
+    from helium.cli.memory import search_memory
+
+    search_memory(_settings(), query, json_output=json_output, limit=limit)
+
+
+@memory_app.command("forget")
+def memory_forget(memory_id: Annotated[str, typer.Argument(metavar="ID", help="A fact's id (from `helium memory "
+                                                              "list`), or summary:RUN_ID for a run's summary.")]) -> None:
+    """Forget a fact (and its relations), or a conversation summary.
+
+    Examples:
+
+    \b
+      helium memory forget 3
+      helium memory forget summary:1a2b3c
+    """
+    from helium.cli.memory import forget_memory
+
+    typer.echo(forget_memory(_settings(), memory_id))
+
+
+@memory_app.command("export")
+def memory_export(json_output: Annotated[bool, typer.Option("--json", help="One JSON document with facts and "
+                                                            "summaries, instead of JSON lines.")] = False,
+                  output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead "
+                                                                 "of standard output.")] = None) -> None:
+    """Export all of memory: JSON lines (one fact or summary a line, facts with their triples), or --json.
+
+    Examples:
+
+    \b
+      helium memory export > memory.jsonl
+      helium memory export --json -o memory.json
+    """
+    from helium.cli.memory import export_memory
+
+    export_memory(_settings(), json_output=json_output, output=output)
 
 
 @memory_app.command("list")

@@ -13,6 +13,7 @@ from rich.markup import escape
 
 from helium.cli import views
 from helium.cli.driver import RunDriver
+from helium.cli.memory import save_session_summaries
 from helium.cli.rag import chat_message
 from helium.cli.session import approval_mode, open_driver, report, run_skill, thread_config
 from helium.config import Settings
@@ -41,6 +42,7 @@ def run_repl(settings: Settings, resume_id: str | None) -> int:
         console.print(f"[bold]helium[/] · {escape(settings.model)} · approvals: {driver.approval} · /help for help")
         if current:
             console.print(f"[dim]continuing run {current.id}: {escape(current.title)}[/]")
+        conversations: list[str] = []  # the runs this session talked in: summarised into memory at its end
         while True:
             try:
                 text = read()
@@ -62,8 +64,10 @@ def run_repl(settings: Settings, resume_id: str | None) -> int:
                 continue
             try:
                 current = _send(driver, current, text)
+                conversations.append(current.id)
             except HeliumError as exc:
                 console.print(f"[red]error: {escape(str(exc))}[/]")
+        save_session_summaries(driver, conversations)
     return 0
 
 

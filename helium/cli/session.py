@@ -18,6 +18,7 @@ from helium.cli.driver import RunDriver, RunOutcome, summarise_args
 from helium.config import ApprovalMode, Settings
 from helium.errors import HeliumError
 from helium.graphs import flow_module
+from helium.memory.recall import describe_recalled
 from helium.skills import load_skills
 from helium.state.runs import RunRecord
 from helium.state.store import ProjectStore
@@ -204,6 +205,8 @@ def describe_step(previous: StateSnapshot | None, snap: StateSnapshot, node: str
         decisions = snap.values.get("decisions", {})
         approved = sum(d["approved"] for d in decisions.values())
         parts.append(f"gate: {approved} approved, {len(decisions) - approved} denied")
+    if snap.values.get("recalled") and not (previous and previous.values.get("recalled")):
+        parts += describe_recalled(snap.values["recalled"])  # what memory and contextual skills put in the prompt
     if snap.interrupts:
         parts.append("waiting for approval: " + ", ".join(c["tool"] for i in snap.interrupts
                                                            for c in i.value.get("calls", [])))
@@ -224,6 +227,12 @@ def transcript(store: ProjectStore, run_id: str) -> tuple[RunRecord, list[dict[s
     run = store.runs.get(run_id)
     snapshot = _graph_for(store, run).get_state(thread_config(run.id))
     return run, [message_json(m) for m in snapshot.values.get("messages", [])]
+
+
+def recalled_context(store: ProjectStore, run: RunRecord) -> dict[str, Any] | None:
+    """What memory and contextual skills put into the run's system prompt (facts, summaries, skills), if any."""
+    recalled = _graph_for(store, run).get_state(thread_config(run.id)).values.get("recalled")
+    return dict(recalled) if recalled else None
 
 
 def message_json(message: BaseMessage) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from helium.cli.session import format_time
+from helium.memory.recall import describe_recalled
 from helium.skills import Skill
 from helium.state.audit import AuditEntry
 from helium.state.runs import RunRecord
@@ -49,7 +50,7 @@ def print_history(steps: list[dict[str, Any]]) -> None:
     _console().print(table)
 
 
-def print_transcript(run: RunRecord, messages: list[dict[str, Any]]) -> None:
+def print_transcript(run: RunRecord, messages: list[dict[str, Any]], recalled: dict[str, Any] | None = None) -> None:
     console = _console()
     console.print(f"[bold]run {run.id}[/] · {run.flow} · {run.status} · {escape(run.model)} · "
                   f"{run.tokens_in:,} in / {run.tokens_out:,} out tokens")
@@ -57,6 +58,8 @@ def print_transcript(run: RunRecord, messages: list[dict[str, Any]]) -> None:
         console.print(f"[dim]forked from run {run.parent_id} at checkpoint {run.parent_checkpoint}[/]")
     if run.error:
         console.print(f"[red]error: {escape(run.error)}[/]")
+    for line in describe_recalled(recalled):  # type: ignore[arg-type]
+        console.print(f"[magenta]{escape(line)}[/]")  # what memory and contextual skills added to the prompt
     for m in messages:
         role = m["role"]
         if role == "human":

@@ -21,6 +21,7 @@ from typing_extensions import TypedDict
 from helium.config import ApprovalMode, Settings
 from helium.environments import Environment
 from helium.graphs.instructions import with_project_instructions
+from helium.memory import memory_for_run
 from helium.models import build_chat_model
 from helium.nodes.context import AgentContext
 from helium.nodes.model import call_model
@@ -129,10 +130,13 @@ def workspace_loop_context(settings: Settings, store: ProjectStore, run: RunReco
                            allowed_tools: tuple[str, ...] = ()) -> AgentContext:
     """The context of a loop over the workspace tools: what chat, coding and skills share, given their prompt,
     their place and (for skills) the only tools they may use."""
-    tools = [*workspace_tools(Workspace(settings.workspace), environment), *(extra_tools or []), delegate_tool()]
+    model = build_chat_model(settings)
+    memory_tools, chooser = memory_for_run(settings, store, run.id, model)
+    tools = [*workspace_tools(Workspace(settings.workspace), environment), *(extra_tools or []), *memory_tools,
+             delegate_tool()]
     return AgentContext(
         run_id=run.id,
-        model=build_chat_model(settings),
+        model=model,
         tools=[t for t in tools if t.name in allowed_tools] if allowed_tools else tools,
         store=store,
         system_prompt=with_project_instructions(system_prompt, settings.workspace),
@@ -142,4 +146,5 @@ def workspace_loop_context(settings: Settings, store: ProjectStore, run: RunReco
         max_turns=run.extra.get("max_turns") or settings.max_turns or default_max_turns,
         tool_output_limit=settings.tool_output_limit,
         environment=environment,
+        context_chooser=chooser,
     )

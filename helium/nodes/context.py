@@ -21,6 +21,7 @@ from helium.config import ApprovalMode, ToolCalling
 from helium.environments import Environment
 
 if TYPE_CHECKING:
+    from helium.memory.recall import ContextChooser
     from helium.state.store import ProjectStore
 
 
@@ -38,6 +39,8 @@ class AgentContext:
     tool_output_limit: int = 20_000
     environment: Environment | None = None
     """Where the tools run commands; the driver stops it when the run ends."""
+    context_chooser: ContextChooser | None = None
+    """Chooses the facts, summaries and contextual skills a new run's prompt gets (helium.memory)."""
     sandboxed: bool = False
     """A task trial: the sandbox is the safety boundary, so the gate approves every call by sandbox policy."""
 

@@ -7,6 +7,7 @@ from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
 from helium.errors import ToolCallFormatError
+from helium.memory.recall import with_recalled
 from helium.models.prompt_tools import (
     REPAIR_PROMPT,
     MalformedToolCall,
@@ -23,6 +24,10 @@ def call_model(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     """Ask the model for its next turn; tokens stream to the caller through LangGraph's messages mode."""
     ctx = runtime.context
     system_prompt, tools = ctx.system_prompt, ctx.tools
+    recalled, update = state.get("recalled"), {}
+    if recalled is None and ctx.context_chooser is not None and not state.get("agent_name"):
+        recalled = update["recalled"] = ctx.context_chooser.choose(_first_user_message(state["messages"]))
+    system_prompt = with_recalled(system_prompt, recalled)
     if state.get("agent_name"):  # a subagent: its role on top, and only its tools
         system_prompt = SUBAGENT_PROMPT.format(base=system_prompt, name=state["agent_name"], role=state["role"])
         tools = [t for t in ctx.tools if t.name in state.get("allowed_tools", [])]
@@ -35,7 +40,12 @@ def call_model(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
             model = ctx.model.bind_tools(tools) if tools else ctx.model
         reply = model.invoke([SystemMessage(system_prompt), *state["messages"]])
         usage = _usage_of(reply)
-    return {"messages": [reply], "turns": _turn_number(state), "usage": usage}
+    return {"messages": [reply], "turns": _turn_number(state), "usage": usage, **update}
+
+
+def _first_user_message(messages: list[BaseMessage]) -> str:
+    """What a run's recalled memory and skills are chosen by: the user's first message of the run."""
+    return next((m.text for m in messages if isinstance(m, HumanMessage)), "")
 
 
 def _turn_number(state: AgentState) -> int:

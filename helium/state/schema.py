@@ -46,7 +46,33 @@ class TodoItem(TypedDict):
     status: str  # pending | in_progress | done
 
 
+class RecalledFact(TypedDict):
+    id: int
+    text: str
+    similarity: float
+
+
+class RecalledSummary(TypedDict):
+    run_id: str
+    text: str
+
+
+class FiredSkill(TypedDict):
+    name: str
+    similarity: float
+    body: str
+
+
+class Recalled(TypedDict):
+    """What memory and contextual skills added to a run's system prompt, chosen once from its first message."""
+
+    facts: list[RecalledFact]
+    summaries: list[RecalledSummary]
+    skills: list[FiredSkill]
+
+
 class AgentState(TypedDict, total=False):
+
     messages: Annotated[list[AnyMessage], DeltaChannel(_messages_delta_reducer,
                                                        snapshot_frequency=MESSAGE_SNAPSHOT_EVERY)]
     turns: int
@@ -61,3 +87,5 @@ class AgentState(TypedDict, total=False):
     role: str
     allowed_tools: list[str]
     max_turns: int
+    recalled: Recalled
+    """Kept in the state so a resumed or continued run keeps the same prompt instead of choosing again."""
