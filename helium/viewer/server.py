@@ -8,6 +8,7 @@ uvicorn `sys.exit` inside a thread, and port 0 (any free port) reports the port 
 from __future__ import annotations
 
 import ipaddress
+import signal
 import socket
 import sys
 import threading
@@ -119,17 +120,22 @@ def serve_forever(workspace: Path, host: str, port: int, *, allow_remote: bool) 
     sock = bind(host, port)
     stopping = threading.Event()
     server, url = _server_for(workspace, sock, host, stopping)
+
+    def handle_exit(sig: int, frame: object) -> None:
+        """Ctrl-C: end the live-update streams (open pages would hold shutdown up) and stop; twice: at once."""
+        stopping.set()
+        server.force_exit = server.should_exit
+        server.should_exit = True
+
+    server.handle_exit = handle_exit  # type: ignore[method-assign]  # uvicorn's re-raises the signal (exit 130)
+    previous = {sig: signal.signal(sig, handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}  # until uvicorn's
     if warning:
         print(warning, file=sys.stderr)
     print(f"Helium viewer on {url}  (Ctrl-C stops it)", flush=True)
-    original = server.handle_exit
-
-    def handle_exit(sig: int, frame: object) -> None:
-        stopping.set()  # ends the live-update streams, so shutdown does not wait on open pages
-        original(sig, frame)  # type: ignore[arg-type]
-
-    server.handle_exit = handle_exit  # type: ignore[method-assign]
     try:
         server.run(sockets=[sock])
     finally:
         sock.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    print("viewer stopped", flush=True)

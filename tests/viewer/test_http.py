@@ -1,0 +1,212 @@
+"""The viewer over real HTTP (uvicorn on 127.0.0.1) and a real project store filled by the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+
+import httpx
+import pytest
+
+from helium.state.store import ProjectStore
+from tests.e2e.test_chat_cli import call
+from tests.viewer.conftest import ViewedProject, wait_for
+
+
+@pytest.fixture(scope="module")
+def finished(viewed: ViewedProject) -> str:
+    """A done chat run: read_file, then an answer."""
+    viewed.model.add_turns([{"tool_calls": [call("read_file", path="README.md")]}, {"content": "It is a demo."}])
+    result = viewed.cli.run("run", "chat", "what is this?")
+    assert result.returncode == 0, result.stderr
+    return viewed.runs()[0]["id"]
+
+
+def waiting_run(viewed: ViewedProject, *calls: dict, prompt: str = "write files") -> str:
+    """A run that paused for approval of `calls` (`--approve ask` without a terminal)."""
+    viewed.model.add_turns([{"tool_calls": list(calls)}])
+    result = viewed.cli.run("run", "chat", prompt, "--approve", "ask")
+    assert result.returncode == 4, result.stderr
+    run = viewed.runs()[0]
+    assert run["status"] == "waiting-approval"
+    return run["id"]
+
+
+def test_runs_page_lists_runs_and_filters_by_flow_and_status(viewed: ViewedProject, finished: str) -> None:
+    waiting = waiting_run(viewed, call("write_file", path="a.txt", content="a"), prompt="list filter run")
+    page = viewed.http.get("/")
+    assert page.status_code == 200
+    assert finished in page.text and waiting in page.text
+    assert "what is this?" in page.text and "scripted" in page.text
+    assert "waiting-approval" in page.text and ">done<" in page.text
+
+    only_done = viewed.http.get("/", params={"status": "done"}).text
+    assert finished in only_done and waiting not in only_done
+    assert viewed.http.get("/", params={"flow": "code"}).text.count('data-run="') == 0
+    assert finished in viewed.http.get("/", params={"flow": "chat"}).text
+
+
+def test_run_page_shows_timeline_messages_calls_decisions_and_graph(viewed: ViewedProject, finished: str) -> None:
+    page = viewed.http.get(f"/runs/{finished}")
+    assert page.status_code == 200
+    history = json.loads(viewed.cli.run("history", finished, "--json").stdout)
+    rows = re.findall(r'<tr class="step[^"]*" data-checkpoint="([^"]+)"', page.text)
+    assert rows == [s["checkpoint_id"] for s in history]  # every checkpoint, oldest first
+    assert "assistant calls read_file(README.md)" in page.text
+    assert "A demo project." in page.text  # the tool call's output
+    assert '&#34;path&#34;: &#34;README.md&#34;' in page.text or '"path": "README.md"' in page.text  # its input
+    assert "It is a demo." in page.text
+    assert "approved by policy" in page.text  # the gate's decision, from the audit log
+    assert '<td class="mono">turns</td>' in page.text  # a state change
+    svg = re.search(r'<div class="svg" id="graph">(.*?)</div>', page.text, re.S).group(1)
+    assert svg.startswith("<svg") and "#fbbf24" in svg  # drawn offline, the run's place highlighted
+    assert re.search(r"<title>__end__</title>\s*<ellipse[^>]*fill=\"#fbbf24\"", svg)
+    assert 'id="approval"' not in page.text
+
+
+def test_approving_from_the_page_resumes_the_run_in_the_viewer(viewed: ViewedProject) -> None:
+    run_id = waiting_run(viewed, call("write_file", "call_a", path="approved.txt", content="yes"),
+                         call("write_file", "call_b", path="denied.txt", content="no"))
+    page = viewed.http.get(f"/runs/{run_id}").text
+    assert 'id="approval"' in page and "approved.txt" in page and "denied.txt" in page
+    assert re.search(r'<title>gate</title>\s*<path fill="#fbbf24"', page)  # the run waits at the gate
+    viewed.model.add_turns([{"content": "Wrote one file; the other was denied."}])
+    token = viewed.csrf(run_id)
+    answered = viewed.post(f"/runs/{run_id}/approve",
+                           {"csrf": token, "decision:call_a": "yes", "decision:call_b": "no"})
+    assert answered.status_code == 303 and answered.headers["location"] == f"/runs/{run_id}"
+
+    wait_for(lambda: viewed.run(run_id)["status"] == "done", what="the approved run to finish")
+    assert (viewed.root / "approved.txt").read_text() == "yes"
+    assert not (viewed.root / "denied.txt").exists()
+    audit = {e["tool_call_id"]: e for e in json.loads(viewed.cli.run("audit", run_id, "--json").stdout)}
+    assert audit["call_a"]["decision"] == "approved" and audit["call_a"]["decided_by"] == "user"
+    assert audit["call_b"]["decision"] == "denied"
+    done_page = viewed.http.get(f"/runs/{run_id}").text
+    assert "Wrote one file; the other was denied." in done_page and 'id="approval"' not in done_page
+
+    again = viewed.post(f"/runs/{run_id}/approve", {"csrf": token, "all": "yes"})
+    assert again.status_code == 400 and "not waiting for an approval" in again.text
+
+
+def test_cross_site_posts_are_refused_and_change_nothing(viewed: ViewedProject) -> None:
+    run_id = waiting_run(viewed, call("write_file", path="csrf.txt", content="x"), prompt="csrf check")
+    token = viewed.csrf(run_id)
+    attempts = [
+        ({"all": "yes"}, None),                           # no token
+        ({"all": "yes", "csrf": "guessed"}, None),        # a wrong token
+        ({"all": "yes", "csrf": token}, "http://evil.example"),  # the right token from another site's page
+        ({"all": "yes", "csrf": token}, ""),              # no Origin and no Referer
+    ]
+    for data, origin in attempts:
+        response = viewed.post(f"/runs/{run_id}/approve", data, origin=origin)
+        assert response.status_code == 403, (data, origin)
+        assert "refused" in response.text
+    forked = viewed.post(f"/runs/{run_id}/fork", {"at": "0", "message": "x"}, origin="http://evil.example")
+    assert forked.status_code == 403
+    assert viewed.run(run_id)["status"] == "waiting-approval" and not (viewed.root / "csrf.txt").exists()
+    assert len([r for r in viewed.runs() if r["parent_id"] == run_id]) == 0
+
+    rebound = viewed.http.get("/", headers={"Host": f"attacker.example:{viewed.viewer.url.rsplit(':', 1)[1]}"})
+    assert rebound.status_code == 400  # a DNS-rebinding page gets nothing
+    assert viewed.http.get("/", headers={"Host": "localhost:" + viewed.viewer.url.rsplit(":", 1)[1]}).status_code == 200
+
+
+def test_fork_from_a_step_on_the_page(viewed: ViewedProject, finished: str) -> None:
+    history = json.loads(viewed.cli.run("history", finished, "--json").stdout)
+    viewed.model.add_turns([{"content": "Forked answer."}])
+    response = viewed.post(f"/runs/{finished}/fork", {"csrf": viewed.csrf(finished),
+                                                      "at": history[1]["checkpoint_id"], "message": "what else?"})
+    assert response.status_code == 303
+    child_id = response.headers["location"].rsplit("/", 1)[1]
+    wait_for(lambda: viewed.run(child_id)["status"] == "done", what="the fork to finish")
+    child = viewed.run(child_id)
+    assert child["parent_id"] == finished and child["parent_checkpoint"] == history[1]["checkpoint_id"]
+    sent = [m["content"] for m in viewed.model.requests[-1]["messages"] if m["role"] == "user"]
+    assert sent == ["what else?"]
+    page = viewed.http.get(f"/runs/{child_id}").text
+    assert "Forked answer." in page and f'href="/runs/{finished}"' in page
+    assert child_id in viewed.http.get(f"/runs/{finished}").text  # the parent lists its fork
+
+    bad = viewed.post(f"/runs/{finished}/fork", {"csrf": viewed.csrf(finished), "at": "nope"})
+    assert bad.status_code == 400 and "matches no checkpoint" in bad.text
+
+
+def test_live_events_announce_changes(viewed: ViewedProject, finished: str) -> None:
+    with viewed.http.stream("GET", f"/runs/{finished}/events") as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        lines = stream.iter_lines()
+        assert next(lines) == "event: change"
+        assert next(lines).startswith('data: "done|')
+    assert viewed.http.get("/runs/nosuchrun/events").status_code == 404
+
+
+def test_secrets_in_run_options_are_never_shown_and_task_and_research_outputs_are(viewed: ViewedProject) -> None:
+    out = viewed.root / "output" / "hello_1"
+    (out / "verifier").mkdir(parents=True)
+    (out / "agent").mkdir()
+    (out / "verifier" / "reward.txt").write_text("1\n")
+    (out / "verifier" / "test-stdout.txt").write_text("PASSED test_hello_file_exists\n")
+    (out / "agent" / "trajectory.json").write_text(json.dumps({"schema_version": "ATIF-v1.2", "steps": [
+        {"step_id": 1, "source": "user", "message": "Create hello.txt"},
+        {"step_id": 2, "source": "agent", "message": "",
+         "tool_calls": [{"tool_call_id": "t1", "function_name": "bash", "arguments": {"command": "echo hi > hello.txt"}}],
+         "observation": {"results": [{"source_call_id": "t1", "content": "exit code 0"}]}}]}))
+    (viewed.root / "report.md").write_text("# Findings\n\nSee [1].\n\n<script>alert(1)</script>\n")
+    (viewed.root / "sources.json").write_text(json.dumps([{"n": 1, "title": "A source", "url": "https://example.org/a"}]))
+    with ProjectStore(viewed.root / ".helium" / "helium.db") as store:
+        task = store.runs.create("task", "create-hello-file", "oracle", extra={
+            "task": "create-hello-file", "agent": "oracle", "provider": "local", "output_dir": "output/hello_1",
+            "reward": 1.0, "error": None, "api_key": "sk-never-shown", "auth_token": "tok-never-shown"})
+        research = store.runs.create("research", "EU AI act", "scripted", extra={"report_path": "report.md",
+                                                                                    "sources_path": "sources.json"})
+        store.runs.set_status(task.id, "done")
+        store.runs.set_status(research.id, "done")
+
+    listing = viewed.http.get("/").text
+    assert re.search(rf'data-run="{task.id}">.*?<td class="num">1</td>', listing, re.S)  # the reward column
+    page = viewed.http.get(f"/runs/{task.id}").text
+    assert "sk-never-shown" not in page and "tok-never-shown" not in page and "api_key" not in page
+    assert "create-hello-file" in page and "PASSED test_hello_file_exists" in page
+    assert "echo hi &gt; hello.txt" in page and "exit code 0" in page  # the trajectory's call and observation
+    report = viewed.http.get(f"/runs/{research.id}").text
+    assert "<h1>Findings</h1>" in report and "<script>alert(1)</script>" not in report
+    assert 'href="https://example.org/a"' in report and "A source" in report
+
+
+def test_unknown_run_is_a_404_page(viewed: ViewedProject) -> None:
+    response = viewed.http.get("/runs/doesnotexist")
+    assert response.status_code == 404 and "no run &#39;doesnotexist&#39;" in response.text
+
+
+def test_helium_view_serves_on_loopback_and_refuses_other_hosts_without_the_flag(viewed: ViewedProject) -> None:
+    refused = viewed.cli.run("view", "--host", "0.0.0.0", "--port", "0")
+    assert refused.returncode == 1 and "--allow-remote" in refused.stderr
+    assert "Traceback" not in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+
+    proc = viewed.cli.popen("view", "--port", "0")
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+", line).group(0)  # loopback by default
+        assert "<h1>Runs</h1>" in httpx.get(url + "/").text
+    finally:
+        proc.send_signal(signal.SIGINT)
+        rest, stderr = proc.communicate(timeout=15)
+    assert proc.returncode == 0 and "viewer stopped" in rest and stderr == ""
+
+    remote = viewed.cli.popen("view", "--host", "0.0.0.0", "--port", "0", "--allow-remote")
+    try:
+        url = re.search(r"http://0\.0\.0\.0:(\d+)", remote.stdout.readline())
+        assert url
+        assert httpx.get(f"http://127.0.0.1:{url.group(1)}/").status_code == 200
+    finally:
+        remote.send_signal(signal.SIGINT)
+        _, stderr = remote.communicate(timeout=15)
+    assert "warning:" in stderr and "other machines" in stderr
+
+
+def test_a_port_in_use_is_one_clear_error(viewed: ViewedProject) -> None:
+    port = viewed.viewer.url.rsplit(":", 1)[1]
+    busy = viewed.cli.run("view", "--port", port)
+    assert busy.returncode == 1 and "pick another port" in busy.stderr and "Traceback" not in busy.stderr
