@@ -61,6 +61,8 @@ class Settings:
     """Similarity (0-1) a remembered fact needs to a run's first message to be put into its prompt."""
     skill_threshold: float = 0.35
     """Similarity (0-1) a contextual skill's description needs to a run's first message to fire."""
+    research: dict[str, Any] = field(default_factory=dict)
+    """The `[research]` table: search endpoints, limits, source-policy domain lists (helium.nodes.research)."""
 
     @property
     def project_dir(self) -> Path:
@@ -97,6 +99,7 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "memory": bool,
     "memory_threshold": (int, float),
     "skill_threshold": (int, float),
+    "research": dict,
 }
 _BOOLEANS = {"1": True, "true": True, "on": True, "yes": True, "0": False, "false": False, "off": False, "no": False}
 

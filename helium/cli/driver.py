@@ -26,12 +26,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.prompt import Prompt
 
+from helium.cli.research_view import ResearchProgress
 from helium.config import ApprovalMode, Settings
 from helium.errors import HeliumError
 from helium.graphs import flow_module
 from helium.graphs.agent_loop import recursion_limit
 from helium.models import build_chat_model, describe_model_error, estimate_cost, route_model
 from helium.nodes.context import AgentContext
+from helium.nodes.research.context import ResearchContext
 from helium.state.runs import RunRecord, RunStatus, set_status_from_another_thread
 from helium.state.store import ProjectStore, describe_store_error
 from helium.tools.todo import render_todos
@@ -52,6 +54,8 @@ class RunOutcome:
     tokens_out: int = 0
     cost: float | None = None
     hit_turn_limit: bool = False
+    result: dict[str, Any] = field(default_factory=dict)
+    """What the flow reports beyond its answer (its state's `result`: a research run's report path, …)."""
 
     @property
     def exit_code(self) -> int:
@@ -66,7 +70,8 @@ class RunOutcome:
     def to_json(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "status": self.status, "answer": self.answer, "denied": self.denied,
                 "error": self.error, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
-                "cost": self.cost, "hit_turn_limit": self.hit_turn_limit}
+                "cost": self.cost, "hit_turn_limit": self.hit_turn_limit,
+                **({"result": self.result} if self.result else {})}
 
 
 class RunDriver:
@@ -83,6 +88,7 @@ class RunDriver:
         self._mid_line = False
         self._indent = ""
         self._calls: dict[str, dict[str, Any]] = {}
+        self._progress: ResearchProgress | None = None
 
     def start(self, flow: str, prompt: str, options: dict[str, Any] | None = None, *,
               message: HumanMessage | None = None) -> RunOutcome:
@@ -104,8 +110,11 @@ class RunDriver:
             if context.environment is not None:
                 context.environment.stop()
 
-    def _drive(self, graph: CompiledStateGraph, context: AgentContext, run: RunRecord, payload: Any) -> RunOutcome:
-        config = {"configurable": {"thread_id": run.id}, "recursion_limit": recursion_limit(context.max_turns)}
+    def _drive(self, graph: CompiledStateGraph, context: AgentContext | ResearchContext, run: RunRecord,
+               payload: Any) -> RunOutcome:
+        limits = (context.graph_config() if isinstance(context, ResearchContext)
+                  else {"recursion_limit": recursion_limit(context.max_turns)})
+        config = {"configurable": {"thread_id": run.id}, **limits}
         outcome = RunOutcome(run.id, "running")
         self._remember_calls(graph.get_state(config))
         while True:
@@ -113,7 +122,8 @@ class RunDriver:
             try:
                 with self._ctrl_c_stops(run.id):
                     for namespace, mode, data in graph.stream(payload, config, context=context,
-                                                              stream_mode=["messages", "updates"], subgraphs=True):
+                                                              stream_mode=["messages", "updates", "custom"],
+                                                              subgraphs=True):
                         self._show(mode, data, outcome, inside_subagent=bool(namespace))
             except KeyboardInterrupt:
                 self._end_line()
@@ -124,7 +134,8 @@ class RunDriver:
             self._end_line()
             snapshot = graph.get_state(config)
             if not snapshot.interrupts:
-                outcome.hit_turn_limit = bool(snapshot.values.get("turns", 0) >= context.max_turns
+                outcome.hit_turn_limit = bool(isinstance(context, AgentContext)
+                                              and snapshot.values.get("turns", 0) >= context.max_turns
                                               and _ends_with_tool_results(snapshot))
                 return self._finish(graph, config, outcome, "done", None)
             if not self.interactive:
@@ -161,6 +172,9 @@ class RunDriver:
     def _finish(self, graph: CompiledStateGraph, config: dict, outcome: RunOutcome, status: RunStatus,
                 error: str | None) -> RunOutcome:
         outcome.status, outcome.error = status, error
+        if self._progress is not None:
+            self._progress.close()
+            self._progress = None
         try:
             snapshot = graph.get_state(config)
         except sqlite3.Error:
@@ -170,6 +184,7 @@ class RunDriver:
             outcome.tokens_in = usage.get("input_tokens", 0)
             outcome.tokens_out = usage.get("output_tokens", 0)
             outcome.answer = final_answer(snapshot)
+            outcome.result = dict(snapshot.values.get("result") or {})
         outcome.cost = estimate_cost(self.settings.model, outcome.tokens_in, outcome.tokens_out, self.settings.prices)
         run_id = config["configurable"]["thread_id"]
         self.store.runs.set_usage(run_id, outcome.tokens_in, outcome.tokens_out, outcome.cost)
@@ -194,6 +209,11 @@ class RunDriver:
     def _show(self, mode: str, data: Any, outcome: RunOutcome, *, inside_subagent: bool) -> None:
         """Stream the main agent's tokens; show every agent's tool calls, results and denials (subagents indented)."""
         self._indent = "    " if inside_subagent else ""
+        if mode == "custom":  # progress events of a research run
+            if not self.quiet and isinstance(data, dict) and "research" in data:
+                self._progress = self._progress or ResearchProgress(self.console)
+                self._progress.update(data)
+            return
         if mode == "messages":
             chunk, meta = data
             if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "model" and chunk.text \

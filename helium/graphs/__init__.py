@@ -5,9 +5,10 @@ from __future__ import annotations
 from types import ModuleType
 
 from helium.errors import HeliumError
-from helium.graphs import chat, coding, skill, task
+from helium.graphs import chat, coding, research, skill, task
 
-FLOWS: dict[str, ModuleType] = {chat.FLOW: chat, coding.FLOW: coding, skill.FLOW: skill, task.FLOW: task}
+FLOWS: dict[str, ModuleType] = {chat.FLOW: chat, coding.FLOW: coding, skill.FLOW: skill, task.FLOW: task,
+                              research.FLOW: research}
 
 
 def flow_module(name: str) -> ModuleType:
