@@ -9,11 +9,13 @@ from helium.config import ApprovalMode, Settings
 from helium.environments import LocalEnvironment
 from helium.graphs.agent_loop import build_agent_loop, workspace_loop_context
 from helium.graphs.prompts import CHAT_SYSTEM_PROMPT
+from helium.graphs.research import nested_research
 from helium.nodes.context import AgentContext
 from helium.rag.index import open_rag_index
 from helium.state.runs import RunRecord
 from helium.state.store import ProjectStore
 from helium.tools.rag_search import search_files_tool
+from helium.tools.research import research_tool
 
 FLOW = "chat"
 DEFAULT_MAX_TURNS = 20
@@ -30,7 +32,8 @@ def build_context(settings: Settings, store: ProjectStore, run: RunRecord, appro
         system_prompt=CHAT_SYSTEM_PROMPT.format(workspace=settings.workspace),
         environment=LocalEnvironment(settings.workspace, isolate=False),
         default_max_turns=DEFAULT_MAX_TURNS,
-        extra_tools=[search_files_tool(open_rag_index(settings, store, confined=True))],
+        extra_tools=[search_files_tool(open_rag_index(settings, store, confined=True)),
+                     research_tool(nested_research(settings, store, run))],
     )
 
 
