@@ -27,7 +27,8 @@ skills_app = typer.Typer(help="SKILL.md skills from ~/.config/helium/skills and 
 run_app = typer.Typer(help="Run a flow once, headless, and exit with its status.\n\nExamples:\n\n\b\n"
                            "  helium run chat \"what is in this repo?\"\n"
                            "  helium run chat \"fix the failing test\" --auto-approve --json\n"
-                           "  helium run code \"add a --json flag to cli.py\"",
+                           "  helium run code \"add a --json flag to cli.py\"\n"
+                           "  helium run research \"EU AI act timeline\"",
                       no_args_is_help=True)
 task_app = typer.Typer(help="Harbor-format tasks: run one with an agent in a sandbox, or a batch of them.\n\n"
                             "Examples:\n\n\b\n  helium task run tasks/create-hello-file --provider local\n"
@@ -143,6 +144,38 @@ def run_code(task: Annotated[str, typer.Argument(help="The coding task, in plain
             driver.console.print(f"[dim]sandbox: {sandbox}[/]")
         options = {"environment": env} | ({"max_turns": max_turns} if max_turns else {})
         outcome = driver.start("code", task, options)
+    raise typer.Exit(report(outcome, json_output))
+
+
+@run_app.command("research")
+def run_research(question: Annotated[str, typer.Argument(help="The question to research.")],
+                 searxng_url: Annotated[str | None, typer.Option("--searxng-url", help="SearxNG instance "
+                                                                  "(default http://127.0.0.1:8888). Env: "
+                                                                  "HELIUM_SEARXNG_URL.")] = None,
+                 max_rounds: Annotated[int | None, typer.Option("--max-rounds", min=1, help="Search rounds at "
+                                                                 "most (default 2).")] = None,
+                 output: Annotated[Path | None, typer.Option("--output", "-o", help="Directory for report.md and "
+                                                                "sources.json (default .helium/reports/RUN_ID).")]
+                 = None,
+                 model: ModelOpt = None, base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None,
+                 json_output: JsonOpt = False) -> None:
+    """Research a question on the web (SearxNG and DuckDuckGo) and write a report with verified citations.
+
+    Exit codes: 0 done, 1 failed (resumable with `helium resume ID`), 130 Ctrl-C.
+
+    Examples:
+
+    \b
+      helium run research "EU AI act timeline"
+      helium run research "how do rust doctests work" --searxng-url http://127.0.0.1:8888 --max-rounds 1
+      helium run research "state of WebGPU" --output reports/webgpu --json
+    """
+    from helium.cli.research import start_research
+    from helium.cli.session import open_driver, report
+
+    settings = _settings(model, base_url, api_key)
+    with open_driver(settings, json_output=json_output) as driver:
+        outcome = start_research(driver, question, searxng_url=searxng_url, max_rounds=max_rounds, output_dir=output)
     raise typer.Exit(report(outcome, json_output))
 
 
