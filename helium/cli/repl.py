@@ -15,6 +15,7 @@ from helium.cli import views
 from helium.cli.driver import RunDriver
 from helium.cli.memory import save_session_summaries
 from helium.cli.rag import chat_message
+from helium.cli.research import start_research
 from helium.cli.session import approval_mode, open_driver, report, run_skill, thread_config
 from helium.config import Settings
 from helium.errors import HeliumError
@@ -28,6 +29,7 @@ HELP = """\
 /resume ID    continue the conversation of run ID
 /new          start a new conversation
 /exit         leave (Ctrl-D works too)
+/research Q   research question Q on the web: a cited report, in a run of its own
 /SKILL ARGS   run a slash skill (see `helium skills list`) in a run of its own
 @path         in a message: index that file, directory or glob and give the model its relevant parts
 Enter sends. Esc then Enter (or Alt+Enter) starts a new line; so does a line ending in a backslash."""
@@ -98,6 +100,8 @@ def _slash_command(driver: RunDriver, command: str, argument: str, current: RunR
     elif command == "/new":
         driver.console.print("[dim]new conversation[/]")
         return None
+    elif command == "/research":
+        report(start_research(driver, argument), json_output=False)
     elif load_skills(driver.settings.workspace).by_trigger(command):
         report(run_skill(driver, command, argument), json_output=False)
     else:

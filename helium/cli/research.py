@@ -14,7 +14,7 @@ def start_research(driver: RunDriver, question: str, *, searxng_url: str | None 
                    max_rounds: int | None = None, output_dir: Path | None = None) -> RunOutcome:
     """Check the settings (a bad one fails before a run is recorded), then research `question`."""
     if not question.strip():
-        raise HeliumError("give a question to research, e.g. helium run research \"EU AI act timeline\"")
+        raise HeliumError("give a question to research, e.g. \"EU AI act timeline\"")
     options = {"searxng_url": searxng_url, "max_rounds": max_rounds,
                "output_dir": str(output_dir.expanduser().resolve()) if output_dir else None}
     research_settings(driver.settings, options)
