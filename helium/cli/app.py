@@ -477,6 +477,8 @@ def task_run(path: Annotated[Path, typer.Argument(help="The task folder (instruc
              model: ModelOpt = None, output: OutputOpt = Path("output"), provider: ProviderOpt = "docker",
              agent: AgentOpt = "helium",
              watch: Annotated[bool, typer.Option("--watch", help="Serve the web viewer while it runs.")] = False,
+             port: Annotated[int, typer.Option("--port", help="The viewer's port with --watch (0: any free "
+                                                  "port).")] = 8080,
              base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None, json_output: JsonOpt = False) -> None:
     """Run one task: agent, then verifier; outputs in OUTPUT/<task>_<time>/. Exit 0 passed, 1 failed or error.
 
@@ -486,11 +488,12 @@ def task_run(path: Annotated[Path, typer.Argument(help="The task folder (instruc
       helium task run tasks/create-hello-file
       helium task run tasks/fix-failing-test --provider local --agent oracle
       helium task run tasks/create-hello-file -m openai/gpt-4o-mini -o results --json
+      helium task run tasks/create-hello-file --watch
     """
     from helium.cli.tasks import run_task
 
     raise typer.Exit(run_task(_settings(model, base_url, api_key), path, output, provider, agent, watch=watch,
-                              json_output=json_output))
+                              port=port, json_output=json_output))
 
 
 @task_app.command("batch")

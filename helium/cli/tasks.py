@@ -21,7 +21,7 @@ EXIT_ALL_PASSED, EXIT_NOT_ALL_PASSED = 0, 1
 
 
 def run_task(settings: Settings, path: Path, output_dir: Path, provider: str, agent: str, *, watch: bool,
-             json_output: bool) -> int:
+             port: int, json_output: bool) -> int:
     """One trial; exit 0 when it passed, 1 when it failed or could not be scored."""
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     progress = None if json_output else (lambda line: err.print(f"[dim]{escape(line)}[/]"))
@@ -31,7 +31,7 @@ def run_task(settings: Settings, path: Path, output_dir: Path, provider: str, ag
     if watch:
         from helium.viewer import serve_in_thread
 
-        viewer = serve_in_thread(settings.workspace)
+        viewer = serve_in_thread(settings.workspace, port=port)
         err.print(f"viewer: {viewer.url}", markup=False)
     try:
         record = runner.run_trial()

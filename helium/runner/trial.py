@@ -128,7 +128,7 @@ class AgentRunner:
     def __init__(self, task_path: str | Path, model: str = DEFAULT_MODEL, provider: str = "docker",
                  output_dir: str | Path = "output", watch: bool = False, *, agent: str = "helium",
                  settings: Settings | None = None, attempt: int = 1, batch_dir: Path | None = None,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, viewer_port: int = 8080) -> None:
         self.task_path = Path(task_path)
         self.provider = provider
         self.output_dir = Path(output_dir).resolve()
@@ -139,6 +139,9 @@ class AgentRunner:
         self.attempt = attempt
         self.batch_dir = batch_dir
         self._progress = progress
+        self.viewer_port = viewer_port
+        self.viewer_url: str | None = None
+        """While a `watch=True` run is under way, where its viewer is (port 0 picks a free port)."""
 
     async def run(self) -> RunResult:
         """Execute the task and return its result; a malformed task or unusable model raises a HeliumError."""
@@ -146,12 +149,14 @@ class AgentRunner:
             return (await asyncio.to_thread(self.run_trial)).result
         from helium.viewer import serve_in_thread
 
-        viewer = serve_in_thread(self.settings.workspace)
+        viewer = serve_in_thread(self.settings.workspace, port=self.viewer_port)
+        self.viewer_url = viewer.url
         print(f"viewer: {viewer.url}", file=sys.stderr, flush=True)
         try:
             return (await asyncio.to_thread(self.run_trial)).result
         finally:
             viewer.stop()
+            self.viewer_url = None
 
     # -- the trial, synchronously ------------------------------------------------------------------------------
     def run_trial(self) -> TrialRecord:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import time
 from pathlib import Path
@@ -51,8 +52,10 @@ def test_task_run_with_oracle_passes_and_is_a_run_in_the_store(cli: Cli) -> None
 
 
 def test_task_run_human_output_and_exit_codes(cli: Cli) -> None:
-    passed = cli.run("task", "run", str(TASKS / "text-statistics"), "--provider", "local", "--agent", "oracle")
+    passed = cli.run("task", "run", str(TASKS / "text-statistics"), "--provider", "local", "--agent", "oracle",
+                     "--watch", "--port", "0")
     assert passed.returncode == 0
+    assert re.search(r"^viewer: http://127\.0\.0\.1:\d+$", passed.stderr, re.MULTILINE)
     assert "passed text-statistics · reward 1 (lines 1, words 1, chars 1)" in passed.stderr
     assert "→ bash bash /solution/solve.sh" in passed.stderr
 

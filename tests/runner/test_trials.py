@@ -195,3 +195,31 @@ def test_no_secret_reaches_outputs_or_store(settings: Settings, tmp_path: Path, 
     with sqlite3.connect(settings.db_path) as conn:
         conn.execute("PRAGMA wal_checkpoint(FULL)")
     assert marker.encode() not in settings.db_path.read_bytes()
+
+
+def test_watch_serves_the_viewer_while_the_trial_runs(settings: Settings, tmp_path: Path,
+                                                      make_task: TaskMaker) -> None:
+    import threading
+
+    import httpx
+
+    task = make_task("watched", solve="sleep 3", test="echo 1 > /logs/verifier/reward.txt")
+    runner = AgentRunner(task, provider="local", output_dir=tmp_path / "out", watch=True, agent="oracle",
+                         settings=settings, viewer_port=0)
+    pages: list[httpx.Response] = []
+
+    def look() -> None:
+        for _ in range(200):
+            if runner.viewer_url:
+                pages.append(httpx.get(runner.viewer_url + "/", timeout=10))
+                return
+            threading.Event().wait(0.05)
+
+    looker = threading.Thread(target=look)
+    looker.start()
+    result = asyncio.run(runner.run())
+    looker.join()
+    assert result.success
+    assert pages and pages[0].status_code == 200
+    assert "watched" in pages[0].text  # the trial's run is listed while it runs
+    assert runner.viewer_url is None
