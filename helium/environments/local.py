@@ -1,8 +1,15 @@
 """The local environment: a work directory on this machine, under bubblewrap where it is installed.
 
-With bubblewrap (`bwrap`) the whole file system is mounted read-only except the work
-directory, /tmp is private and the process dies with its parent; without it commands
-are plain subprocesses started in the work directory, and `isolation` says so.
+Two shapes.  The user's project (`helium run code --env local`, chat): commands start in
+the project directory; with bubblewrap (`bwrap`) the whole file system is read-only except
+that directory, /tmp is private and the process dies with its parent.  A task sandbox
+(`sandbox_dirs` given, as `create_environment("local", …)` makes it): the directories a
+task's commands name by absolute path (`/app`, `/home`, `/logs`, `/tests`, …) live under the
+work directory, and bubblewrap mounts each at its sandbox path over a read-only view of this
+machine, so `cat /logs/verifier/reward.txt` reads `<root>/logs/verifier/reward.txt`.  Without
+bubblewrap commands are plain subprocesses and `isolation` says so; in a task sandbox the
+mapping then holds for uploads, downloads, file tools and the start directory, not for
+absolute paths inside commands.
 """
 
 from __future__ import annotations
@@ -11,40 +18,68 @@ import os
 import shutil
 import signal
 import subprocess
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from helium.environments.base import ExecResult
+from helium.environments.base import ExecResult, without_api_keys
+from helium.environments.paths import SandboxPaths
 
-API_KEY_SUFFIX = "_API_KEY"
+TASK_SANDBOX_DIRS = ("app", "home", "logs", "tests", "solution", "root", "tmp")
+"""The top-level directories a task sandbox keeps under its work directory (plus its workdir's own)."""
+
+_KERNEL_DIRS = frozenset({"dev", "proc"})
 
 
 def scrubbed_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     """This process's environment minus API keys, so a command cannot print a secret into a transcript."""
-    clean = {k: v for k, v in os.environ.items() if not k.endswith(API_KEY_SUFFIX)}
-    return clean | (extra or {})
+    return without_api_keys(dict(os.environ)) | without_api_keys(extra)
 
 
 class LocalEnvironment:
     name = "local"
 
-    def __init__(self, root: Path, *, isolate: bool = True, allow_network: bool = True) -> None:
-        self.root = str(Path(root).resolve())
+    def __init__(self, root: Path, *, isolate: bool = True, allow_network: bool = True,
+                 sandbox_dirs: tuple[str, ...] = (), workdir: str = "/app") -> None:
+        self.host_root = Path(root).resolve()
         self._bwrap = shutil.which("bwrap") if isolate else None
         self._allow_network = allow_network
+        if sandbox_dirs:
+            names = dict.fromkeys([*sandbox_dirs, PurePosixPath(workdir).parts[1]])
+            self._mounts = {f"/{n}": self.host_root / n for n in names}
+            self.root = str(PurePosixPath(workdir))
+            refusal = "{path} is outside the sandbox's directories (" + ", ".join(sorted(self._mounts)) + ")"
+        else:
+            self._mounts = {}
+            self.root = str(self.host_root)
+            refusal = f"{{path}} is outside the workspace {self.root}; only paths inside it can be used"
+        self._paths = SandboxPaths(self._mounts or {self.root: self.host_root}, self.root, refusal)
 
     @property
     def isolation(self) -> str:
+        if self._mounts:
+            dirs = ", ".join(sorted(self._mounts))
+            if self._bwrap:
+                return f"bubblewrap: a task sandbox in {self.host_root} ({dirs} writable, the rest read-only)"
+            return (f"none: commands run as plain subprocesses in {self.host_root}; {dirs} are mapped for uploads, "
+                    "downloads and file tools only (install bubblewrap to isolate commands and map their paths)")
         if self._bwrap:
             return f"bubblewrap: commands can write only inside {self.root} (and a private /tmp)"
         return f"none: commands run as plain subprocesses in {self.root} (install bubblewrap to isolate them)"
 
+    @property
+    def host_paths(self) -> SandboxPaths:
+        return self._paths
+
     def start(self) -> None:
-        Path(self.root).mkdir(parents=True, exist_ok=True)
+        self.host_root.mkdir(parents=True, exist_ok=True)
+        for host in self._mounts.values():
+            host.mkdir(parents=True, exist_ok=True)
+        self._paths.resolve(self.root).mkdir(parents=True, exist_ok=True)
 
     def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
              timeout: float | None = None) -> ExecResult:
-        workdir = str(Path(self.root, cwd or "."))
-        proc = subprocess.Popen(self._argv(command, workdir), cwd=workdir, env=scrubbed_environment(env),
+        sandbox_cwd = str(PurePosixPath(self.root, cwd or "."))
+        host_cwd = self._paths.resolve(sandbox_cwd)
+        proc = subprocess.Popen(self._argv(command, sandbox_cwd), cwd=host_cwd, env=scrubbed_environment(env),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
         try:
@@ -61,24 +96,41 @@ class LocalEnvironment:
         if not self._bwrap:
             return ["bash", "-c", command]
         network = [] if self._allow_network else ["--unshare-net"]
-        return [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                "--bind", self.root, self.root, *network, "--die-with-parent", "--chdir", workdir,
+        return [self._bwrap, *self._filesystem(), *network, "--die-with-parent", "--chdir", workdir,
                 "bash", "-c", command]
 
+    def _filesystem(self) -> list[str]:
+        if not self._mounts:
+            return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+                    "--bind", self.root, self.root]
+        # A fresh root: this machine's top-level directories read-only, the sandbox's own ones writable.
+        args = ["--tmpfs", "/"]
+        for entry in sorted(Path("/").iterdir()):
+            if f"/{entry.name}" in self._mounts or entry.name in _KERNEL_DIRS:
+                continue
+            args += ["--symlink", os.readlink(entry), str(entry)] if entry.is_symlink() else \
+                ["--ro-bind", str(entry), str(entry)]
+        args += ["--dev", "/dev", "--proc", "/proc"]
+        for sandbox, host in self._mounts.items():
+            args += ["--bind", str(host), sandbox]
+        return args
+
     def upload(self, source: Path, target: str) -> None:
-        _copy(source, Path(self.root, target))
+        copy_path(source, self._paths.resolve(target))
 
     def download(self, source: str, target: Path) -> None:
-        _copy(Path(self.root, source), target)
+        copy_path(self._paths.resolve(source), target)
 
     def stop(self) -> None:
-        """Nothing to tear down: the work directory belongs to the user."""
+        """Nothing to tear down: the work directory belongs to the caller."""
 
 
-def _copy(origin: Path, destination: Path) -> None:
+def copy_path(origin: Path, destination: Path) -> None:
     """Copy a file or a whole directory, creating the destination's parents."""
+    if not origin.exists():
+        raise FileNotFoundError(f"{origin} does not exist")
     destination.parent.mkdir(parents=True, exist_ok=True)
     if origin.is_dir():
-        shutil.copytree(origin, destination, dirs_exist_ok=True)
+        shutil.copytree(origin, destination, dirs_exist_ok=True, symlinks=True)
     else:
         shutil.copy2(origin, destination)

@@ -32,7 +32,6 @@ from helium.state.schema import AgentState
 from helium.state.store import ProjectStore
 from helium.tools import workspace_tools
 from helium.tools.delegate import DEFAULT_SUBAGENT_TURNS, DELEGATE, delegate_tool
-from helium.tools.workspace import Workspace
 
 NODES_PER_TURN = 3
 
@@ -132,8 +131,7 @@ def workspace_loop_context(settings: Settings, store: ProjectStore, run: RunReco
     their place and (for skills) the only tools they may use."""
     model = build_chat_model(settings)
     memory_tools, chooser = memory_for_run(settings, store, run.id, model)
-    tools = [*workspace_tools(Workspace(settings.workspace), environment), *(extra_tools or []), *memory_tools,
-             delegate_tool()]
+    tools = [*workspace_tools(environment), *(extra_tools or []), *memory_tools, delegate_tool()]
     return AgentContext(
         run_id=run.id,
         model=model,

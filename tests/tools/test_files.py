@@ -10,7 +10,6 @@ from helium.environments import LocalEnvironment
 from helium.tools import workspace_tools
 from helium.tools.invocation import invoke_tool
 from helium.tools.tiers import Tier, tier_of
-from helium.tools.workspace import Workspace
 
 
 @pytest.fixture
@@ -21,7 +20,7 @@ def tools(tmp_path: Path) -> dict:
     (root / "notes.md").write_text("line one\nline two\n")
     (root / "blob.bin").write_bytes(b"\x00\x01\x02")
     (tmp_path / "outside.txt").write_text("secret")
-    return {t.name: t for t in workspace_tools(Workspace(root), LocalEnvironment(root, isolate=False))} | {"root": root, "tmp": tmp_path}
+    return {t.name: t for t in workspace_tools(LocalEnvironment(root, isolate=False))} | {"root": root, "tmp": tmp_path}
 
 
 def run(tools: dict, name: str, **args) -> tuple[str, bool]:
@@ -30,7 +29,7 @@ def run(tools: dict, name: str, **args) -> tuple[str, bool]:
 
 
 def test_tiers_are_declared() -> None:
-    tools = {t.name: tier_of(t) for t in workspace_tools(Workspace(Path(".")), LocalEnvironment(Path("."), isolate=False))}
+    tools = {t.name: tier_of(t) for t in workspace_tools(LocalEnvironment(Path("."), isolate=False))}
     assert tools == {"read_file": Tier.SAFE, "list_dir": Tier.SAFE, "glob": Tier.SAFE, "grep": Tier.SAFE,
                      "write_file": Tier.RISKY, "edit_file": Tier.RISKY, "bash": Tier.CONDITIONAL}
 

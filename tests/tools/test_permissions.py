@@ -10,7 +10,6 @@ from helium.environments import LocalEnvironment
 from helium.errors import ConfigError
 from helium.tools import workspace_tools
 from helium.tools.permissions import PermissionRules, Rule, always_rule, needs_approval
-from helium.tools.workspace import Workspace
 
 
 def test_deny_wins_and_match_is_a_glob_on_the_subject(tmp_path: Path) -> None:
@@ -39,7 +38,7 @@ def test_malformed_rules_name_the_file(tmp_path: Path) -> None:
 
 
 def test_tiers_decide_what_needs_approval() -> None:
-    tools = {t.name: t for t in workspace_tools(Workspace(Path(".")), LocalEnvironment(Path("."), isolate=False))}
+    tools = {t.name: t for t in workspace_tools(LocalEnvironment(Path("."), isolate=False))}
     assert needs_approval(tools["read_file"], {"path": "x"}) == (False, "safe tool")
     assert needs_approval(tools["write_file"], {"path": "x", "content": ""})[0] is True
     assert needs_approval(tools["bash"], {"command": "git status"})[0] is False
