@@ -1,7 +1,7 @@
 """The task flow: the coding flow's agent loop run by the task runner inside a task's sandbox.
 
-Every trial of `helium task run` / `batch` is one run of this flow: its tools (bash, the todo
-list) act through the task's environment, and the gate approves every call by sandbox policy
+Every trial of `helium task run` / `batch` is one run of this flow: its tools (the file tools,
+bash, the todo list) act through the task's environment, and the gate approves every call by sandbox policy
 (the sandbox is the safety boundary) while still writing each decision to the audit log.
 The model is the trial's agent: the configured model, or the oracle and nop policies.
 """
@@ -22,7 +22,7 @@ from helium.graphs.prompts import TASK_SYSTEM_PROMPT
 from helium.nodes.context import AgentContext
 from helium.state.runs import RunRecord
 from helium.state.store import ProjectStore
-from helium.tools.shell import bash_tool
+from helium.tools import workspace_tools
 from helium.tools.todo import todo_tools
 
 FLOW = "task"
@@ -41,8 +41,8 @@ def build_context(settings: Settings, store: ProjectStore, run: RunRecord, appro
 
 
 def task_tools(environment: Environment) -> list[BaseTool]:
-    """What the agent works with in the sandbox: bash there, and its todo list."""
-    return [bash_tool(environment), *todo_tools()]
+    """What the agent works with: the coding flow's file tools and bash, all in the sandbox, and its todo list."""
+    return [*workspace_tools(environment), *todo_tools()]
 
 
 def task_context(settings: Settings, store: ProjectStore, run: RunRecord, *, model: BaseChatModel,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helium import AgentRunner
+from helium import AgentRunner, RunResult
 from helium.cli.session import checkpoint_history
 from helium.config import Settings
 from helium.state.store import ProjectStore
@@ -31,8 +31,8 @@ def model_settings(settings: Settings, model_server: ScriptedOpenAIServer) -> Se
     return replace(settings, model="scripted", base_url=model_server.base_url, api_key=KEY)
 
 
-def run_trial(task: str, settings: Settings, out: Path) -> tuple:
-    runner = AgentRunner(TASKS / task, model="scripted", provider="local", output_dir=out, settings=settings)
+def run_trial(task: str, settings: Settings, out: Path, provider: str = "local") -> RunResult:
+    runner = AgentRunner(TASKS / task, model="scripted", provider=provider, output_dir=out, settings=settings)
     return asyncio.run(runner.run())
 
 
@@ -77,19 +77,28 @@ def test_helium_agent_creates_the_hello_file(model_settings: Settings, model_ser
     assert KEY.encode() not in model_settings.db_path.read_bytes()
 
 
-def test_helium_agent_fixes_the_failing_test(model_settings: Settings, model_server: ScriptedOpenAIServer,
-                                             tmp_path: Path) -> None:
+@pytest.mark.parametrize("provider", ["local", "docker"])
+def test_helium_agent_fixes_the_failing_test_with_file_tools(model_settings: Settings,
+                                                             model_server: ScriptedOpenAIServer, tmp_path: Path,
+                                                             provider: str, request: pytest.FixtureRequest) -> None:
+    if provider == "docker":
+        request.getfixturevalue("docker_engine")
     model_server.add_turns([
-        {"tool_calls": [bash("r1", "python3 /app/test_calc.py; cat /app/calc.py")]},
+        {"tool_calls": [bash("r1", "python3 /app/test_calc.py"),
+                        {"id": "r2", "name": "read_file", "arguments": {"path": "/app/calc.py"}}]},
         {"content": "mean divides by n - 1.",
-         "tool_calls": [bash("f1", "sed -i 's|(len(values) - 1)|len(values)|' /app/calc.py && python3 test_calc.py")]},
+         "tool_calls": [{"id": "e1", "name": "edit_file",
+                         "arguments": {"path": "calc.py", "old_text": "(len(values) - 1)", "new_text": "len(values)"}}]},
+        {"tool_calls": [bash("t1", "python3 test_calc.py")]},
         {"content": "Fixed mean() in calc.py; the tests pass."},
     ])
-    result = run_trial("fix-failing-test", model_settings, tmp_path / "out")
+    result = run_trial("fix-failing-test", model_settings, tmp_path / "out", provider=provider)
     assert result.success, result.error
-    first, second = result.trajectory
-    assert "mean([2, 4, 6]) should be 4" in first.tool_output  # the agent saw the real failure in the sandbox
-    assert "all tests passed" in second.tool_output
+    ran, read, edit, check = result.trajectory
+    assert "mean([2, 4, 6]) should be 4" in ran.tool_output  # the agent saw the real failure in the sandbox
+    assert "return sum(values) / (len(values) - 1)" in read.tool_output
+    assert edit.tool_output.startswith("replaced 1 occurrence")
+    assert "all tests passed" in check.tool_output
 
 
 def test_helium_agent_that_gives_up_fails_without_error(model_settings: Settings,
