@@ -94,6 +94,7 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "request_timeout": (int, float),
     "tool_output_limit": int,
     "prices": dict,
+    "images": dict,
     "embedding_base_url": str,
     "embedding_model": str,
     "memory": bool,
