@@ -44,7 +44,7 @@ class RagAnswer:
 
 
 def answer_question(index: RagIndex, model: BaseChatModel, question: str, k: int = DEFAULT_K) -> RagAnswer:
-    passages = index.search(question, k)
+    passages = index.search(question, k) if index.files() else []
     if not passages:
         raise HeliumError("nothing is indexed yet: add files first with `helium rag add PATHS`")
     reply = model.invoke([SystemMessage(ANSWER_SYSTEM_PROMPT),

@@ -11,6 +11,8 @@ import pytest
 from helium.config import Settings
 from helium.rag.index import RagIndex, open_rag_index
 from helium.state.store import ProjectStore
+from tests.conftest import Cli
+from tests.memory.embeddings_server import base_url, embeddings_server
 
 DOCS = Path(__file__).resolve().parents[1] / "data" / "docs"
 CORPUS = sorted(p.name for p in DOCS.iterdir() if p.name != "LICENSES.md")
@@ -61,3 +63,12 @@ def corpus_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RagIndex]
     rag.add(["docs"])
     yield rag
     store.close()
+
+
+@pytest.fixture
+def rag_cli(cli: Cli) -> Iterator[Cli]:
+    """The CLI with its embeddings from a local OpenAI-compatible /embeddings server (bag of words), so each
+    subprocess is spared loading the MiniLM model; in-process tests use the real model."""
+    with embeddings_server() as server:
+        cli.env["HELIUM_EMBEDDING_BASE_URL"] = base_url(server)
+        yield cli

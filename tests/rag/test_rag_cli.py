@@ -1,0 +1,101 @@
+"""`helium rag …` and `@path` in `helium run chat` as a user runs them: subprocesses, real files, exit codes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli
+from tests.rag.conftest import DOCS
+from tests.support.scripted_openai import ScriptedOpenAIServer
+
+pytestmark = pytest.mark.e2e
+
+
+def user_text(request: dict) -> str:
+    return next(m["content"] for m in request["messages"] if m["role"] == "user")
+
+
+def test_add_list_ask_and_remove(rag_cli: Cli, project: Path, model_server: ScriptedOpenAIServer) -> None:
+    (project / "docs").mkdir()
+    for name in ("rich.md", "httpx.md"):
+        shutil.copy(DOCS / name, project / "docs" / name)
+    (project / "docs" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+
+    nothing = rag_cli.run("rag", "ask", "anything?")
+    assert nothing.returncode == 1 and nothing.stderr.strip() == \
+        "error: nothing is indexed yet: add files first with `helium rag add PATHS`"
+
+    added = rag_cli.run("rag", "add", "docs", "README.md", "--json")
+    assert added.returncode == 0, added.stderr
+    report = json.loads(added.stdout)
+    assert {o["path"] for o in report["indexed"]} == {"docs/rich.md", "docs/httpx.md", "README.md"}
+    assert report["skipped"] == [{"path": "docs/logo.png", "status": "skipped", "chunks": 0, "reason": "binary file"}]
+
+    again = rag_cli.run("rag", "add", "docs", "missing/")
+    assert again.returncode == 1 and "Traceback" not in again.stderr
+    assert "indexed 0 file(s) (0 chunks), 2 unchanged, 1 skipped, 0 removed" in again.stdout
+    assert "docs/logo.png" in again.stdout and "binary file" in again.stdout
+    assert "missing/: no such file, directory or glob match" in again.stderr
+
+    listed = json.loads(rag_cli.run("rag", "list", "--json").stdout)
+    assert {f["path"]: (f["kind"], f["unit"]) for f in listed} == {
+        "README.md": ("markdown", "line"), "docs/httpx.md": ("markdown", "line"), "docs/rich.md": ("markdown", "line")}
+    rich_lines = next(f["extent"] for f in listed if f["path"] == "docs/rich.md")
+    assert "indexed files" in rag_cli.run("rag", "list").stdout
+
+    model_server.add_turns([{"content": f"Run pip install rich [docs/rich.md:46-58]. Invented: "
+                                        f"[docs/rich.md:{rich_lines + 1}-{rich_lines + 9}]."}])
+    asked = rag_cli.run("rag", "ask", "How do I install Rich?", "-k", "3", "--json")
+    assert asked.returncode == 0, asked.stderr
+    answer = json.loads(asked.stdout)
+    assert len(answer["sources"]) == 3 and answer["sources"][0]["label"] == "docs/rich.md:46-58"
+    assert answer["invalid_citations"] == [f"docs/rich.md:{rich_lines + 1}-{rich_lines + 9}"]
+    assert [c["valid"] for c in answer["citations"]] == [True, False]
+    assert f"[docs/rich.md:{rich_lines + 1}-{rich_lines + 9} (invalid citation)]" in answer["answer"]
+    assert f"invalid citation docs/rich.md:{rich_lines + 1}-{rich_lines + 9}: docs/rich.md has {rich_lines} lines" \
+        in asked.stderr
+    prompt = user_text(model_server.requests[0])
+    assert prompt.startswith("Question: How do I install Rich?") and "[docs/rich.md:46-58] (Installing)" in prompt
+
+    removed = rag_cli.run("rag", "remove", "docs/httpx.md", "nope.md")
+    assert removed.returncode == 1
+    assert "removed 1 file(s) from the index" in removed.stdout and "nope.md: not in the index" in removed.stderr
+    assert [f["path"] for f in json.loads(rag_cli.run("rag", "list", "--json").stdout)] == ["README.md", "docs/rich.md"]
+
+
+def test_ask_prints_the_answer_and_its_sources(rag_cli: Cli, project: Path,
+                                               model_server: ScriptedOpenAIServer) -> None:
+    assert rag_cli.run("rag", "add", "src/app.py").returncode == 0
+    (project / "src" / "app.py").write_text("def greet(name):\n    return f'hi {name}'\n\n\ndef part():\n    pass\n")
+    model_server.add_turns([{"content": "greet says hi [src/app.py:1-2]."}])
+    asked = rag_cli.run("rag", "ask", "what does greet return?")
+    assert asked.returncode == 0, asked.stderr
+    assert asked.stdout.startswith("greet says hi [src/app.py:1-2].\n\nSources\n"
+                                   "  [1] src/app.py:1-6 (def greet, def part)")
+    assert "return f'hi {name}'" in user_text(model_server.requests[0])  # the changed file was indexed again
+    assert asked.stderr.strip() == ""  # nothing but the answer: no warnings, no progress left behind
+
+
+def test_at_mentions_and_search_files_in_run_chat(rag_cli: Cli, project: Path,
+                                                  model_server: ScriptedOpenAIServer) -> None:
+    model_server.add_turns([
+        {"tool_calls": [{"id": "call_1", "name": "search_files",
+                         "arguments": {"query": "what is the demo", "paths": ["README.md"]}}]},
+        {"content": "greet builds a greeting [src/app.py:1-2]; the project is a demo [README.md:1-3]."},
+    ])
+    result = rag_cli.run("run", "chat", "explain @src/app.py, not @src/gone.py; mail me@example.com")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("warning:") == 1
+    assert "warning: @src/gone.py: no such file, directory or glob match" in result.stderr
+    sent = user_text(model_server.requests[0])
+    assert sent.startswith("explain @src/app.py, not @src/gone.py; mail me@example.com\n\n<context>")
+    assert "[src/app.py:1-2] (def greet)\ndef greet(name):" in sent
+    tool_result = next(m["content"] for m in model_server.requests[1]["messages"] if m["role"] == "tool")
+    assert tool_result.startswith("[README.md:1-3] (Demo)\n# Demo")
+    assert "greet builds a greeting [src/app.py:1-2]" in result.stdout
+    [run] = json.loads(rag_cli.run("runs", "--json").stdout)
+    assert run["title"] == "explain @src/app.py, not @src/gone.py; mail me@example.com"
