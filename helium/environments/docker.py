@@ -67,12 +67,21 @@ class DockerEnvironment:
     def host_paths(self) -> None:
         return None
 
+    def check(self) -> None:
+        """Reach the engine and find a named image now, so a missing one fails before anything runs."""
+        self._client = self._client or connect()
+        if not self.spec.dockerfile_dir or self.spec.image:
+            self.image = self._image()
+
     def start(self) -> None:
         try:
             self._client = self._client or connect()
             self.image = self._image()
             self._container = self._create()
-            self._container.start()
+            try:
+                self._container.start()
+            except APIError as exc:
+                raise SandboxError(f"docker could not start the container: {_first_line(exc)}") from None
             self._checked(["mkdir", "-p", self.root])
         except BaseException:
             self.stop()
@@ -90,6 +99,7 @@ class DockerEnvironment:
             return self._client.containers.create(
                 self.image, command=["sleep", "infinity"], name=f"helium-{slug}-{uuid.uuid4().hex[:8]}",
                 labels={LABEL: self.label}, working_dir=self.root, environment={}, detach=True,
+                init=True,  # docker-init as PID 1 reaps what a killed command leaves behind
                 network_mode="bridge" if self.spec.allow_network else "none", pids_limit=PIDS_LIMIT, **limits)
         except APIError as exc:
             raise SandboxError(f"docker could not create the container: {_first_line(exc)}") from None
