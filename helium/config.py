@@ -57,7 +57,7 @@ class Settings:
     embedding_model: str = "all-MiniLM-L6-v2"
     memory: bool = True
     """Remember facts and conversation summaries and put the relevant ones into new runs' prompts."""
-    memory_threshold: float = 0.3
+    memory_threshold: float = 0.25
     """Similarity (0-1) a remembered fact needs to a run's first message to be put into its prompt."""
     skill_threshold: float = 0.35
     """Similarity (0-1) a contextual skill's description needs to a run's first message to fire."""

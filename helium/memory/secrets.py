@@ -20,8 +20,8 @@ _SECRET_PATTERNS = [
     re.compile(r"\bhf_[A-Za-z0-9]{30,}"),                                   # Hugging Face
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),                      # PEM private keys
     re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*"),                     # bearer tokens
-    re.compile(r"(?i)\b(?:api[_ -]?key|secret(?:[_ -]?key)?|access[_ -]?token|auth[_ -]?token|password|passwd)"
-               r"\b\s*(?:is|[:=])\s*['\"]?[^\s'\"]{8,}"),                   # "api_key = …", "password: …"
+    re.compile(r"(?i)(?:api[_ -]?key|secret(?:[_ -]?key)?|access[_ -]?token|auth[_ -]?token|password|passwd)"
+               r"\w*\s*(?:is|[:=])\s*['\"]?[^\s'\"]{8,}"),       # "OPENAI_API_KEY=…", "password: …"
     re.compile(r"\b(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[a-z])(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{32,}\b"),
     # a long token mixing digits, lower and upper case: what most generated keys look like
 ]

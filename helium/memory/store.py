@@ -254,11 +254,12 @@ class MemoryStore:
 
     # -- summaries -----------------------------------------------------------------------------------------
     def save_summary(self, run_id: str, flow: str, title: str, text: str) -> Summary:
-        """Store (or replace) a run's summary, with anything key-shaped redacted."""
-        summary = Summary(run_id, flow, title, redact_secrets(text.strip()), time.time())
+        """Store (or replace) a run's summary, with anything key-shaped redacted from it and its title."""
+        summary = Summary(run_id, flow, redact_secrets(title), redact_secrets(text.strip()), time.time())
         with self._lock, self._conn:
             self._conn.execute("INSERT OR REPLACE INTO memory_summaries (run_id, flow, title, text, created) "
-                               "VALUES (?, ?, ?, ?, ?)", (summary.run_id, flow, title, summary.text, summary.created))
+                               "VALUES (?, ?, ?, ?, ?)",
+                               (summary.run_id, flow, summary.title, summary.text, summary.created))
         return summary
 
     def summaries(self, *, limit: int | None = None, exclude: str | None = None) -> list[Summary]:

@@ -12,9 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from helium.memory.prompts import EXTRACTION_PROMPT
 
@@ -26,14 +27,13 @@ MAX_PART = 120
 Method = Literal["model", "fallback"]
 
 _SELF = {"i", "me", "myself", "we", "us", "the user", "user", "i'm", "i am"}
-_ARTICLES = re.compile(r"^(?:the|a|an|our|this|that)\s+", re.IGNORECASE)
+_ARTICLES = re.compile(r"^(?:the|a|an|our|this|that)(?:\s+|$)", re.IGNORECASE)
+_ADVERBS = re.compile(r"\s+(?:always|usually|mostly|also|now|often|never)$", re.IGNORECASE)
 _VERBS = ("prefer", "like", "love", "enjoy", "hate", "dislike", "use", "need", "want", "work", "live", "run",
           "depend", "own", "maintain", "speak", "write", "deploy", "store", "host", "require", "support",
           "build", "test", "keep", "call")
-_VERB = re.compile(
-    r"^(?P<subject>.+?)\s+(?:always\s+|usually\s+|mostly\s+|also\s+|now\s+)?"
-    r"(?P<verb>" + "|".join(_VERBS) + r")(?:s|es|d|ed)?(?:\s+(?P<particle>on|at|for|in|to|with|from))?"
-    r"\s+(?P<object>.+)$", re.IGNORECASE)
+_VERB = re.compile(r"\b(?P<verb>" + "|".join(_VERBS) + r")(?:s|es|d|ed)?\b"
+                   r"(?:\s+(?P<particle>on|at|for|in|to|with|from)\b)?", re.IGNORECASE)
 _MY = re.compile(r"^(?:my|our)\s+(?P<relation>.+?)\s+(?:is|are|was)\s+(?P<object>.+)$", re.IGNORECASE)
 _IS = re.compile(r"^(?P<subject>.+?)\s+(?P<verb>is|are)\s+(?P<object>.+)$", re.IGNORECASE)
 _IM = re.compile(r"^(?:i am|i'm)\s+(?:a|an)\s+(?P<object>.+)$", re.IGNORECASE)
@@ -84,6 +84,8 @@ def extract_triples(model: BaseChatModel | None, fact: str) -> Extraction:
                 note = "the model gave no valid triples"
             else:
                 note = f"the model's output was malformed ({_first_line(str(error or 'no JSON'))})"
+        except (ValidationError, OutputParserException, ValueError) as exc:  # the answer did not fit the schema
+            note = f"the model's output was malformed ({_first_line(str(exc))})"
         except Exception as exc:  # noqa: BLE001 - any model failure falls back to the parser, and says so
             note = f"the model call failed ({type(exc).__name__}: {_first_line(str(exc))})"
     triples = fallback_triples(fact)
@@ -95,7 +97,7 @@ def extract_triples(model: BaseChatModel | None, fact: str) -> Extraction:
 def fallback_triples(fact: str) -> list[Triple]:
     """The deterministic parser: one triple from each clause of a simple sentence."""
     found: list[tuple[str, str, str]] = []
-    for clause in re.split(r"[.;!\n]+|,?\s+and\s+(?=(?:i|we|my|our)\b)", fact, flags=re.IGNORECASE):
+    for clause in re.split(r"[.;!?](?:\s+|$)|\n|,?\s+and\s+(?=(?:i|we|my|our)\b)", fact, flags=re.IGNORECASE):
         clause = clause.strip(" ,")
         if not clause:
             continue
@@ -103,12 +105,23 @@ def fallback_triples(fact: str) -> list[Triple]:
             found.append((USER, match["relation"], match["object"]))
         elif match := _IM.match(clause):
             found.append((USER, "is", match["object"]))
-        elif match := _VERB.match(clause):
-            verb = match["verb"].lower() + (f" {match['particle'].lower()}" if match["particle"] else "")
-            found.append((match["subject"], verb, match["object"]))
+        elif verb_triple := _verb_triple(clause):
+            found.append(verb_triple)
         elif match := _IS.match(clause):
             found.append((match["subject"], "is", match["object"]))
     return validated(found)
+
+
+def _verb_triple(clause: str) -> tuple[str, str, str] | None:
+    """Subject, verb and object around the first known verb that has a real subject before it
+    ("The deploy script lives in …": not "The" + "deploy", but "deploy script" + "live in")."""
+    for match in _VERB.finditer(clause):
+        subject = _ADVERBS.sub("", clause[: match.start()].strip())
+        obj = clause[match.end():].strip()
+        if normalise_entity(subject) and obj:
+            verb = match["verb"].lower() + (f" {match['particle'].lower()}" if match["particle"] else "")
+            return subject, verb, obj
+    return None
 
 
 def validated(raw: list[tuple[str, str, str]]) -> list[Triple]:
