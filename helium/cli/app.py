@@ -120,7 +120,8 @@ def run_chat(prompt: Annotated[str, typer.Argument(help="What to ask.")],
 @run_app.command("code")
 def run_code(task: Annotated[str, typer.Argument(help="The coding task, in plain words.")],
              env: Annotated[str, typer.Option("--env", help="Where commands run: local (this directory, under "
-                                              "bubblewrap where it is installed).")] = "local",
+                                              "bubblewrap where it is installed) or docker (a container with a copy "
+                                              "of this directory; changed files come back at the end).")] = "local",
              max_turns: Annotated[int | None, typer.Option("--max-turns", min=1, help="Model turns before "
                                                               "stopping (default 30).")] = None,
              model: ModelOpt = None, base_url: BaseUrlOpt = None, api_key: ApiKeyOpt = None,
@@ -133,6 +134,7 @@ def run_code(task: Annotated[str, typer.Argument(help="The coding task, in plain
     \b
       helium run code "add a --json flag to cli.py"
       helium run code "make the tests pass" --auto-approve --max-turns 50
+      helium run code "fix the failing test" --env docker --auto-approve
     """
     from helium.cli.session import open_driver, report
     from helium.graphs.coding import open_environment
