@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from helium.runner import AgentRunner, BatchResult, ParallelRunner, discover_tas
 from helium.runner.batch import unfinished_trial_dirs
 from helium.runner.trial import TrialRecord
 
-EXIT_ALL_PASSED, EXIT_NOT_ALL_PASSED = 0, 1
+EXIT_ALL_PASSED, EXIT_NOT_ALL_PASSED, EXIT_INTERRUPTED = 0, 1, 130
 
 
 def run_task(settings: Settings, path: Path, output_dir: Path, provider: str, agent: str, *, watch: bool,
@@ -35,6 +36,9 @@ def run_task(settings: Settings, path: Path, output_dir: Path, provider: str, ag
         err.print(f"viewer: {viewer.url}", markup=False)
     try:
         record = runner.run_trial()
+    except KeyboardInterrupt:  # the trial stopped its environment and marked its run interrupted
+        err.print("interrupted: the trial was stopped before it was scored", markup=False)
+        return EXIT_INTERRUPTED
     finally:
         if viewer is not None:
             _linger(viewer, err)
@@ -90,7 +94,13 @@ def run_batch(settings: Settings, directory: Path | None, *, n_concurrent: int |
         if not json_output:
             err.print(f"[dim]batch {runner.batch_dir}: {len(paths)} task(s) x {attempts} attempt(s), "
                       f"{runner.n_concurrent} at a time, agent {agent}, provider {provider}[/]")
-    batch = asyncio.run(runner.run())
+    try:
+        batch = asyncio.run(runner.run())
+    except KeyboardInterrupt:
+        # The batch aborted its trials (environments stopped); leave at once rather than wait for their threads.
+        err.print(f"interrupted; finish the batch with: helium task batch --resume {runner.batch_dir}", markup=False)
+        sys.stderr.flush()
+        os._exit(EXIT_INTERRUPTED)
     if json_output:
         print(json.dumps(batch.to_json(), indent=2))
     else:

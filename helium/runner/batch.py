@@ -13,6 +13,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -110,7 +111,7 @@ class ParallelRunner:
         self.attempts = attempts
         self.agent = agent
         self.settings = settings or load_settings(model=model)
-        self.batch_dir = Path(output_dir) / f"batch_{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}"
+        self.batch_dir = Path(output_dir).resolve() / f"batch_{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}"
         self._resuming = False
 
     @classmethod
@@ -125,7 +126,7 @@ class ParallelRunner:
         runner = cls(plan["tasks"], n_concurrent or plan["n_concurrent"], plan["model"], plan["provider"],
                      folder.parent, quiet, on_complete, attempts=plan["attempts"], agent=plan["agent"],
                      settings=settings or load_settings(model=plan["model"]))
-        runner.batch_dir = folder
+        runner.batch_dir = folder.resolve()
         runner._resuming = True
         return runner
 
@@ -141,12 +142,19 @@ class ParallelRunner:
                 if (str(path), attempt) not in finished]
         done = [finished[key] for key in sorted(finished)]
         limit = asyncio.Semaphore(self.n_concurrent)
+        active: set[AgentRunner] = set()
+        loop = asyncio.get_running_loop()
+        pool = ThreadPoolExecutor(max_workers=self.n_concurrent, thread_name_prefix="trial")
         with _BatchProgress(len(todo) + len(done), done, quiet=self.quiet) as progress:
             async def one(path: Path, attempt: int) -> TaskResult:
                 async with limit:
                     runner = AgentRunner(path, self.settings.model, self.provider, self.batch_dir, agent=self.agent,
                                          settings=self.settings, attempt=attempt, batch_dir=self.batch_dir)
-                    record = await asyncio.to_thread(runner.run_trial)
+                    active.add(runner)
+                    try:
+                        record = await loop.run_in_executor(pool, runner.run_trial)
+                    finally:
+                        active.discard(runner)
                 finished_one = TaskResult(record.task, Path(record.task_path), attempt, record.result, record.run_id)
                 progress.advance(finished_one)
                 if self.on_complete is not None:
@@ -155,7 +163,14 @@ class ParallelRunner:
                         await outcome
                 return finished_one
 
-            new = await asyncio.gather(*(one(path, attempt) for path, attempt in todo))
+            try:
+                new = await asyncio.gather(*(one(path, attempt) for path, attempt in todo))
+            except asyncio.CancelledError:  # Ctrl-C: stop every trial under way; --resume runs them again
+                for runner in list(active):
+                    runner.abort()
+                raise
+            finally:
+                pool.shutdown(wait=False, cancel_futures=True)
         results = sorted([*done, *new], key=lambda t: (str(t.task_path), t.attempt))
         return summarise(results, time.monotonic() - started, self.attempts, self.batch_dir)
 

@@ -56,8 +56,14 @@ REPLAYED_PROVIDERS = ("local",)
 """Providers that build no image: the task's Dockerfile is replayed into them (see setup.py)."""
 AGENT_GRACE_SEC = 10.0
 """How long a timed-out agent's thread gets to notice and stop before the verifier runs regardless."""
+JOIN_SLICE_SEC = 0.2
+"""How often the trial looks up from the agent to see whether it was aborted."""
 
 Progress = Callable[[str], None]
+
+
+class TrialAborted(HeliumError):
+    """A trial stopped before it was scored (Ctrl-C, or its batch was cancelled); a batch re-runs it on --resume."""
 
 
 @dataclass
@@ -142,6 +148,19 @@ class AgentRunner:
         self.viewer_port = viewer_port
         self.viewer_url: str | None = None
         """While a `watch=True` run is under way, where its viewer is (port 0 picks a free port)."""
+        self._aborted = threading.Event()
+        self._environment: Environment | None = None
+
+    def abort(self) -> None:
+        """Stop the trial from another thread: its environment is stopped at once (a container removed), and the
+        trial ends unscored with `TrialAborted`."""
+        self._aborted.set()
+        environment = self._environment
+        if environment is not None:
+            try:
+                environment.stop()
+            except Exception:  # noqa: BLE001 - stopping is best effort here; the trial's own finally retries it
+                pass
 
     async def run(self) -> RunResult:
         """Execute the task and return its result; a malformed task or unusable model raises a HeliumError."""
@@ -169,12 +188,17 @@ class AgentRunner:
         try:
             environment = create_environment(self.provider, environment_spec(task), local_root=sandbox_root,
                                              name=f"helium-{task.name}-{uuid.uuid4().hex[:8]}")
+            self._environment = environment
             trial_dir = new_trial_dir(self.output_dir, task.name)
             with ProjectStore(self.settings.db_path) as store:
                 run = store.runs.create(task_flow.FLOW, f"{task.name} ({self.agent})", self._model_label(),
                                         extra=self._run_extra(task, trial_dir))
                 write_json(trial_dir / CONFIG_FILE, self._config(task, run), secrets)
-                record = self._execute(task, environment, store, run, trial_dir, model)
+                try:
+                    record = self._execute(task, environment, store, run, trial_dir, model)
+                except (KeyboardInterrupt, TrialAborted):
+                    store.runs.set_status(run.id, "interrupted", error="stopped before it was scored")
+                    raise
                 redact_tree(trial_dir, secrets)
                 write_json(trial_dir / RESULT_FILE, record.to_json(), secrets)
                 store.runs.set_extra(run.id, {**run.extra, "reward": record.result.reward,
@@ -184,6 +208,7 @@ class AgentRunner:
                                       error=record.result.error)
             return record
         finally:
+            self._environment = None
             shutil.rmtree(sandbox_root, ignore_errors=True)
 
     def _execute(self, task: Task, environment: Environment, store: ProjectStore, run: RunRecord,
@@ -202,6 +227,8 @@ class AgentRunner:
                 agent_started = time.monotonic()
                 outcome = self._run_agent(task, environment, store, run, model)
                 timings["agent"] = time.monotonic() - agent_started
+                if self._aborted.is_set():
+                    raise TrialAborted(f"trial of {task.name} stopped before it was scored")
                 self._say("verifier: running tests/test.sh")
                 verification = verify(environment, task, trial_dir / VERIFIER_DIR)
                 timings["verifier"] = verification.duration
@@ -267,7 +294,12 @@ class AgentRunner:
 
         worker = threading.Thread(target=work, name=f"agent-{run.id}", daemon=True)
         worker.start()
-        worker.join(task.agent_timeout_sec)
+        until = time.monotonic() + task.agent_timeout_sec
+        while worker.is_alive() and not self._aborted.is_set() and time.monotonic() < until:
+            worker.join(min(JOIN_SLICE_SEC, max(0.0, until - time.monotonic())))
+        if self._aborted.is_set():
+            stop.set()
+            raise TrialAborted(f"trial of {task.name} stopped before it was scored")
         timed_out = worker.is_alive() or sandbox.cut
         if worker.is_alive():
             stop.set()

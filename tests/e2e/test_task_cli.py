@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -158,3 +159,37 @@ def test_killed_batch_resumes_only_unfinished_trials(cli: Cli, tmp_path: Path) -
     assert by_task["a-quick"] == ["done"]
     assert sorted(by_task["b-slow"]) == ["done", "interrupted"]
     assert by_task["c-quick"] == ["done"] and by_task["d-quick"] == ["done"]
+
+
+def wait_for(pattern: str, root: Path, proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 60
+    while not list(root.glob(pattern)):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            pytest.fail(f"{pattern} never appeared: {proc.communicate()}")
+        time.sleep(0.05)
+
+
+def test_ctrl_c_stops_a_trial_and_a_batch_at_once(cli: Cli, tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "sleepy", "sleep 60")
+    proc = cli.popen("task", "run", str(tasks / "sleepy"), "--provider", "local", "--agent", "oracle")
+    wait_for("output/sleepy_*/config.json", cli.cwd, proc)
+    time.sleep(0.5)
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and time.monotonic() - started < 15
+    assert "interrupted: the trial was stopped before it was scored" in stderr and "Traceback" not in stderr
+    runs = json.loads(cli.run("runs", "--json", "--flow", "task").stdout)
+    assert [r["status"] for r in runs] == ["interrupted"]
+
+    proc = cli.popen("task", "batch", str(tasks), "--provider", "local", "--agent", "oracle", "-o", "batches")
+    wait_for("batches/batch_*/sleepy_*/config.json", cli.cwd, proc)
+    time.sleep(0.5)
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and time.monotonic() - started < 15
+    (batch_dir,) = (cli.cwd / "batches").glob("batch_*")
+    assert f"interrupted; finish the batch with: helium task batch --resume {batch_dir}" in stderr
