@@ -26,6 +26,7 @@ from helium.state.store import ProjectStore
 from helium.viewer import pages
 from helium.viewer.actions import BackgroundRuns
 from helium.viewer.security import RequestGuard
+from helium.viewer.timeline import TimelineCache
 
 HERE = Path(__file__).parent
 POLL_SECONDS = 0.3
@@ -39,6 +40,7 @@ def create_app(settings: Settings, *, port: int, loopback_only: bool = True,
     app = FastAPI(title="Helium viewer", docs_url=None, redoc_url=None, openapi_url=None)
     guard = RequestGuard(port, loopback_only=loopback_only)
     background = BackgroundRuns(settings)
+    timeline = TimelineCache()
     stopping = stopping or threading.Event()
     app.state.settings, app.state.guard, app.state.background = settings, guard, background
     templates = Jinja2Templates(directory=HERE / "templates")
@@ -82,17 +84,19 @@ def create_app(settings: Settings, *, port: int, loopback_only: bool = True,
             "runs": runs, "flows": pages.flows_in(store), "statuses": pages.STATUSES, "flow": flow,
             "status": status, "reward_of": pages.reward_of})
 
+    def run_context(store: ProjectStore, run_id: str, every_step: bool) -> dict[str, Any]:
+        view = pages.run_view(store, settings, run_id, timeline, every_step=every_step)
+        return {"view": view, "version": pages.run_version(store, view.run.id), "every_step": every_step,
+                "driving": background.active(view.run.id)}
+
     @app.get("/runs/{run_id}", response_class=HTMLResponse)
-    def run_page(request: Request, run_id: str, store: Store) -> Response:
-        view = pages.run_view(store, settings, run_id)
-        return templates.TemplateResponse(request, "run.html", {
-            "view": view, "version": pages.run_version(store, view.run.id), "driving": background.active(view.run.id)})
+    def run_page(request: Request, run_id: str, store: Store, all: bool = False) -> Response:
+        return templates.TemplateResponse(request, "run.html", run_context(store, run_id, all))
 
     @app.get("/runs/{run_id}/body", response_class=HTMLResponse)
-    def run_body(request: Request, run_id: str, store: Store) -> Response:
-        view = pages.run_view(store, settings, run_id)
-        return templates.TemplateResponse(request, "run_body.html", {
-            "view": view, "version": pages.run_version(store, view.run.id), "driving": background.active(view.run.id)})
+    def run_body(request: Request, run_id: str, store: Store, all: bool = False) -> Response:
+        """The part of the run page that changes; the live page fetches it on every change."""
+        return templates.TemplateResponse(request, "run_body.html", run_context(store, run_id, all))
 
     @app.get("/runs/{run_id}/events")
     async def run_events(request: Request, run_id: str) -> StreamingResponse:

@@ -15,12 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import StateSnapshot
 from markdown_it import MarkdownIt
 
 from helium.cli.driver import summarise_args
-from helium.cli.session import checkpoint_history, format_time, message_json, thread_config
+from helium.cli.session import message_json, thread_config
 from helium.config import Settings
 from helium.errors import HeliumError
 from helium.graphs import flow_module
@@ -28,6 +26,7 @@ from helium.graphs.drawing import render
 from helium.state.audit import AuditEntry
 from helium.state.runs import RunRecord
 from helium.state.store import ProjectStore
+from helium.viewer.timeline import TIMELINE_LIMIT, Step, TimelineCache
 
 SECRET_NAME = re.compile(r"key|token|secret|passw|auth|credential|cookie|bearer", re.IGNORECASE)
 TEXT_LIMIT = 20_000
@@ -62,25 +61,6 @@ def flows_in(store: ProjectStore) -> list[str]:
 
 # -- one run -------------------------------------------------------------------------------------------------
 @dataclass
-class Change:
-    key: str
-    before: str
-    after: str
-
-
-@dataclass
-class Step:
-    step: int | None
-    node: str
-    time: str
-    checkpoint_id: str
-    summary: str
-    next: list[str]
-    changes: list[Change] = field(default_factory=list)
-    forkable: bool = False
-
-
-@dataclass
 class ToolCallView:
     id: str
     name: str
@@ -109,13 +89,16 @@ class RunView:
     position: tuple[str, ...] = ()
     graph_svg: str | None = None
     graph_text: str | None = None
+    complete: bool = True
+    """`steps` are all the run's checkpoints (else the newest `TIMELINE_LIMIT`)."""
     problem: str | None = None
     research: dict[str, Any] | None = None
     task: dict[str, Any] | None = None
     children: list[RunRecord] = field(default_factory=list)
 
 
-def run_view(store: ProjectStore, settings: Settings, run_id: str) -> RunView:
+def run_view(store: ProjectStore, settings: Settings, run_id: str, timeline: TimelineCache, *,
+             every_step: bool = False) -> RunView:
     run = store.runs.get(run_id)
     view = RunView(run, shown_extra(run.extra), reward_of(run), audit=store.audit.entries(run.id))
     view.children = [r for r in store.runs.list() if r.parent_id == run.id]
@@ -128,7 +111,7 @@ def run_view(store: ProjectStore, settings: Settings, run_id: str) -> RunView:
     if graph is not None:
         snapshot = graph.get_state(thread_config(run.id))
         values = snapshot.values
-        view.steps = _steps(store, graph, run.id)
+        view.steps, view.complete = timeline.steps(store, graph, run.id, None if every_step else TIMELINE_LIMIT)
         view.messages = _messages(values.get("messages", []), view.audit)
         view.pending = [call for i in snapshot.interrupts for call in i.value.get("calls", [])]
         view.position = tuple(snapshot.next) or (("__end__",) if view.steps else ("__start__",))
@@ -144,43 +127,6 @@ def run_version(store: ProjectStore, run_id: str) -> str:
     saved = store.checkpointer.get_tuple(thread_config(run.id))
     checkpoint = saved.config["configurable"]["checkpoint_id"] if saved else "-"
     return f"{run.status}|{run.updated}|{checkpoint}"
-
-
-def _steps(store: ProjectStore, graph: CompiledStateGraph, run_id: str) -> list[Step]:
-    changes = state_changes(graph, run_id)
-    steps = []
-    for row in checkpoint_history(store, run_id):
-        main = not row["node"].startswith("subagent")
-        steps.append(Step(row["step"], row["node"], format_time(row["time"]), row["checkpoint_id"], row["summary"],
-                          row["next"], changes.get(row["checkpoint_id"], []),
-                          forkable=main and (row["step"] or 0) >= 0))
-    return steps
-
-
-def state_changes(graph: CompiledStateGraph, run_id: str) -> dict[str, list[Change]]:
-    """For each checkpoint of the run, which state keys its step changed, and how."""
-    changes: dict[str, list[Change]] = {}
-    previous: StateSnapshot | None = None
-    for snap in reversed(list(graph.get_state_history(thread_config(run_id)))):
-        before = previous.values if previous else {}
-        found = []
-        for key in sorted(set(before) | set(snap.values)):
-            old, new = before.get(key), snap.values.get(key)
-            if key == "messages":
-                added = len(new or []) - len(old or [])
-                if added:
-                    found.append(Change(key, f"{len(old or [])} messages", f"+{added} → {len(new or [])}"))
-            elif old != new:
-                found.append(Change(key, _value(old), _value(new)))
-        changes[snap.config["configurable"]["checkpoint_id"]] = found
-        previous = snap
-    return changes
-
-
-def _value(value: Any) -> str:
-    if value is None:
-        return "—"
-    return cut(json.dumps(value, ensure_ascii=False, default=str), 2_000)
 
 
 def _messages(messages: list[BaseMessage], audit: list[AuditEntry]) -> list[MessageView]:

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from helium.state.store import ProjectStore
+from helium.viewer import pages
 from tests.e2e.test_chat_cli import call
 from tests.viewer.conftest import ViewedProject, wait_for
 
@@ -63,6 +64,20 @@ def test_run_page_shows_timeline_messages_calls_decisions_and_graph(viewed: View
     assert svg.startswith("<svg") and "#fbbf24" in svg  # drawn offline, the run's place highlighted
     assert re.search(r"<title>__end__</title>\s*<ellipse[^>]*fill=\"#fbbf24\"", svg)
     assert 'id="approval"' not in page.text
+
+
+def test_long_timelines_show_the_newest_steps_and_all_on_request(viewed: ViewedProject, finished: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    history = [s["checkpoint_id"] for s in json.loads(viewed.cli.run("history", finished, "--json").stdout)]
+    monkeypatch.setattr(pages, "TIMELINE_LIMIT", 3)
+    page = viewed.http.get(f"/runs/{finished}").text
+    assert re.findall(r'data-checkpoint="([^"]+)"', page) == history[-3:]
+    assert 'id="all-steps"' in page and 'data-query=""' in page
+    everything = viewed.http.get(f"/runs/{finished}", params={"all": "1"}).text
+    assert re.findall(r'data-checkpoint="([^"]+)"', everything) == history  # the same rows as `helium history`
+    assert 'id="all-steps"' not in everything and 'data-query="all=1"' in everything
+    body = viewed.http.get(f"/runs/{finished}/body", params={"all": "1"}).text  # what the live page fetches
+    assert re.findall(r'data-checkpoint="([^"]+)"', body) == history
 
 
 def test_approving_from_the_page_resumes_the_run_in_the_viewer(viewed: ViewedProject) -> None:

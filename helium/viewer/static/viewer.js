@@ -34,7 +34,8 @@
     if (typing()) { setTimeout(refresh, 1000); return; }
     fetching = true;
     try {
-      const response = await fetch("/runs/" + runId + "/body", {cache: "no-store"});
+      const query = body.dataset.query ? "?" + body.dataset.query : "";
+      const response = await fetch("/runs/" + runId + "/body" + query, {cache: "no-store"});
       if (response.ok) {
         const keep = openDetails();
         body.innerHTML = await response.text();
