@@ -81,7 +81,7 @@ class SandboxFiles:
         self.environment = environment
 
     def _run(self, operation: str, **arguments: Any) -> Any:
-        command = f"python3 -c {shlex.quote(self._SOURCE)} {operation} {shlex.quote(json.dumps(arguments))}"
+        command = f"python3 -S -c {shlex.quote(self._SOURCE)} {operation} {shlex.quote(json.dumps(arguments))}"
         result = self.environment.exec(command, timeout=120)
         try:
             answer = json.loads(result.stdout.strip().splitlines()[-1])
