@@ -55,7 +55,7 @@ class Page:
 class LocalWeb:
     """Serves the local web on a free port; settings can change while it runs (tests flip them)."""
 
-    def __init__(self, *, latency: float = 0.0, max_results: int = 5) -> None:
+    def __init__(self, *, latency: float = 0.0, max_results: int = 5, host: str = "127.0.0.1") -> None:
         self.pages = {f"/pages/{p.name}": Page(p) for p in sorted(PAGES.glob("*.html"))}
         self.latency = latency
         """Seconds every page waits before answering (benchmarks)."""
@@ -71,7 +71,7 @@ class LocalWeb:
         self.max_in_flight = 0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd = _Server((host, 0), _Handler)  # any 127.x.y.z: a loopback "host" of its own
         self._httpd.web = self
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
                                         name="local-web", daemon=True)

@@ -1,8 +1,11 @@
 """Fetch (one branch per selected URL), extract and index.
 
 A page is recorded in the page store the moment its fetch ends, so after a crash a resumed run
-reads it from there and never fetches it again.  Extraction and indexing record their progress
-there too, and run once per page however often they are resumed.
+reads it from there and never fetches it again.  Each fetch branch extracts its page as soon as it
+arrives, overlapping extraction with the pages still on their way; the extract node then brings
+every page's metadata (or why it was skipped) into the state, extracting any page a crash left
+unread.  Extraction and indexing record their progress in the store and run once per page however
+often they are resumed.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ def fetch_page(task: FetchTask, runtime: Runtime[ResearchContext]) -> dict:
         ctx.pages.record_fetch(ctx.run_id, task["url"], final_url=result.final_url, status=result.status,
                                content_type=result.content_type, body=result.body, error=result.error)
         error, again = result.error, False
+        if result.ok:  # read it now, while other branches still wait for their pages
+            stored = ctx.pages.get(ctx.run_id, task["url"])
+            error = _extract(ctx, stored).error if stored else None
     else:
         error, again = stored.error, True
     emit("fetched", url=task["url"], ok=error is None, reason=error, cached=again)
