@@ -1,19 +1,20 @@
 """Fixtures of the runner tests: a project directory (its store is where trials are recorded), task folders,
-and a Docker engine with the sandbox image (skipped, with the reason, only where no engine can be started)."""
+and the Docker engine (tests skip, with the reason, only where none can be reached)."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+import docker
 import pytest
 
 from helium.config import Settings, load_settings
+from helium.environments.docker import LABEL
+from tests.support.docker_engine import docker_or_skip
 
 REPO = Path(__file__).resolve().parents[2]
 TASKS = REPO / "tasks"
-SANDBOX_IMAGE = "helium-sandbox:bookworm"
 
 
 @pytest.fixture
@@ -56,34 +57,13 @@ def make_task(tmp_path: Path) -> TaskMaker:
     return make
 
 
-def docker_problem() -> str | None:
-    """Why docker trials cannot run here, or None. A missing image is built (the engine is all that's needed)."""
-    try:
-        import docker
-
-        client = docker.from_env(timeout=10)
-        client.ping()
-    except Exception as exc:  # noqa: BLE001 - any failure to reach an engine is a reason to skip
-        return f"no Docker engine can be reached ({type(exc).__name__}: {exc})"
-    try:
-        client.images.get(SANDBOX_IMAGE)
-    except Exception:  # noqa: BLE001 - not built yet: build it once, as CI does
-        build = subprocess.run([str(REPO / "scripts" / "build-sandbox-image.sh")], capture_output=True, text=True)
-        if build.returncode != 0:
-            return f"{SANDBOX_IMAGE} cannot be built: {build.stderr.strip()[-300:]}"
-    return None
-
-
 @pytest.fixture(scope="session")
-def docker_engine() -> None:
-    problem = docker_problem()
-    if problem:
-        print(f"\nSKIP docker trials: {problem}")
-        pytest.skip(problem)
+def docker_engine() -> docker.DockerClient:
+    """The real engine with the sandbox image (the shared check: skips, with the reason, only without an engine)."""
+    return docker_or_skip()
 
 
-def leftover_containers(task_names: list[str]) -> list[str]:
+def leftover_containers(client: docker.DockerClient, task_names: list[str]) -> list[str]:
     """Containers of these tasks' trials that still exist (the docker environment must remove every one)."""
-    out = subprocess.run(["docker", "ps", "-a", "--filter", "label=helium.environment", "--format",
-                          '{{.Label "helium.environment"}}'], capture_output=True, text=True)
-    return [label for label in out.stdout.split() if any(f"helium-{name}-" in label for name in task_names)]
+    labels = [c.labels.get(LABEL, "") for c in client.containers.list(all=True, filters={"label": LABEL})]
+    return [label for label in labels if any(label.startswith(f"helium-{name}-") for name in task_names)]

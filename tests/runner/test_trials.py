@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import sys
 from pathlib import Path
 
+import docker
 import pytest
 
 from helium import AgentRunner, BatchResult, ParallelRunner, RunResult, discover_tasks
@@ -16,6 +18,7 @@ from helium.errors import HeliumError
 from helium.runner import TaskError
 from helium.state.store import ProjectStore
 from tests.runner.conftest import TASKS, TaskMaker, leftover_containers
+from tests.support import fake_daytona
 
 EXPECTED = {"broken-verifier": "error", "create-hello-file": "passed", "fix-failing-test": "passed",
             "rename-across-files": "passed", "text-statistics": "passed"}
@@ -76,10 +79,24 @@ def test_oracle_solves_every_example_task_locally(settings: Settings, tmp_path: 
     assert json.loads((first / "result.json").read_text())["provider"] == "local"
 
 
-def test_oracle_solves_every_example_task_in_docker(settings: Settings, tmp_path: Path, docker_engine: None) -> None:
+def test_oracle_solves_every_example_task_in_docker(settings: Settings, tmp_path: Path,
+                                                   docker_engine: docker.DockerClient) -> None:
     batch = run_batch(settings, "docker", tmp_path)
     check_oracle_batch(batch, settings)
-    assert leftover_containers(list(EXPECTED)) == []
+    assert leftover_containers(docker_engine, list(EXPECTED)) == []
+
+
+def test_oracle_trial_in_daytona_through_the_sdk_fake(settings: Settings, tmp_path: Path,
+                                                      docker_engine: docker.DockerClient,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = "dtn-secret-marker-9000"
+    monkeypatch.setitem(sys.modules, "daytona", fake_daytona.fake_sdk())
+    monkeypatch.setenv("DAYTONA_API_KEY", marker)
+    result = asyncio.run(AgentRunner(TASKS / "create-hello-file", provider="daytona", output_dir=tmp_path / "out",
+                                     agent="oracle", settings=settings).run())
+    assert (result.success, result.error) == (True, None)
+    assert json.loads((result.output_dir / "result.json").read_text())["provider"] == "daytona"
+    assert all(marker not in p.read_text(errors="replace") for p in result.output_dir.rglob("*") if p.is_file())
 
 
 def test_nop_agent_fails_genuinely_and_pass_at_k_counts_tasks(settings: Settings, tmp_path: Path) -> None:
