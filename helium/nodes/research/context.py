@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models import BaseChatModel
 
-from helium.nodes.research.settings import ResearchSettings
+from helium.nodes.research.settings import MAX_QUERIES, ResearchSettings
 from helium.state.pages import PageStore
 from helium.state.vectors import VectorStore
 from helium.tools.web.fetch import PageFetcher
@@ -47,7 +47,8 @@ class ResearchContext:
 
     def graph_config(self) -> dict[str, Any]:
         """The step budget (every round's nodes, plus plan and the final four) and enough worker threads
-        for the fetch fan-out to reach its concurrency limit (LangGraph's default pool has cpus + 4)."""
+        for every search branch, and for the fetch fan-out to reach its limit (LangGraph's default pool
+        has cpus + 4 threads)."""
         rounds = self.settings.max_rounds
         return {"recursion_limit": rounds * NODES_PER_ROUND + 10,
-                "max_concurrency": max(self.settings.fetch_concurrency, 2 * len(self.providers) * 6, 8)}
+                "max_concurrency": max(self.settings.fetch_concurrency, MAX_QUERIES * len(self.providers))}

@@ -8,10 +8,9 @@ from pydantic import BaseModel, Field, field_validator
 from helium.nodes.research.context import ResearchContext
 from helium.nodes.research.progress import emit
 from helium.nodes.research.prompts import PLAN_PROMPT
+from helium.nodes.research.settings import MAX_QUERIES
 from helium.nodes.research.structured import ask_structured
 from helium.state.research import ResearchState, SubQuestion
-
-MAX_QUERIES = 12
 
 
 class PlannedQuestion(BaseModel):

@@ -10,11 +10,11 @@ from helium.nodes.research.context import ResearchContext
 from helium.nodes.research.plan import question_of
 from helium.nodes.research.progress import emit
 from helium.nodes.research.prompts import REFLECT_PROMPT
+from helium.nodes.research.settings import MAX_QUERIES
 from helium.nodes.research.structured import ask_structured
 from helium.state.research import Evidence, EvidenceChunk, ResearchState
 
 EXCERPT_CHARS = 240
-MAX_FOLLOW_UPS = 4
 
 
 class Reflection(BaseModel):
@@ -43,8 +43,8 @@ def reflect(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict:
     if round_ >= max_rounds:
         return {}
     emit("stage", stage="reflect", round=round_)
-    texts = {hit.id: hit.text for hit in ctx.vectors.get(
-        ctx.collection, ids=[c["id"] for e in state["evidence"] for c in e["chunks"]])} if state["evidence"] else {}
+    ids = list(dict.fromkeys(c["id"] for e in state["evidence"] for c in e["chunks"]))
+    texts = {hit.id: hit.text for hit in ctx.vectors.get(ctx.collection, ids=ids)} if ids else {}
     coverage = "\n".join(
         f"- {e['question']}\n" + ("\n".join(f"  * ({c['score']:.2f}) {' '.join(texts.get(c['id'], '').split())[:EXCERPT_CHARS]}"
                                             for c in e["chunks"]) or "  * nothing found")
@@ -53,7 +53,7 @@ def reflect(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict:
     reflection, usage = ask_structured(ctx.model, prompt, Reflection, "reflection")
     asked = {r["query"].lower() for r in state.get("searches", [])}
     follow_ups = [q for q in dict.fromkeys(" ".join(q.split()) for q in reflection.follow_up_queries)
-                  if q and q.lower() not in asked][:MAX_FOLLOW_UPS]
+                  if q and q.lower() not in asked][:MAX_QUERIES]
     emit("reflected", enough=reflection.enough, follow_ups=follow_ups)
     if reflection.enough or not follow_ups:
         return {"usage": usage}

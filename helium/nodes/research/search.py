@@ -1,8 +1,9 @@
 """Search (one branch per query x provider) and merge: the round's hits become scored, de-duplicated
 sources, and the best new ones are selected for fetching.
 
-A provider failing is a warning; every search of a round failing ends the run with one clear line.
-The merge node then asks again on resume, so `helium resume` retries once the providers are back.
+A provider failing is a warning.  Every search of the first round failing (after one more try) ends the
+run with one clear line; the merge node asks again on resume, so `helium resume` carries on once the
+providers are back.  In a later round the report is written from what earlier rounds found.
 """
 
 from __future__ import annotations
@@ -50,11 +51,11 @@ def merge_sources(state: ResearchState, runtime: Runtime[ResearchContext]) -> di
     if records and all(r["error"] for r in records):
         retried = [run_search(ctx, SearchTask(query=r["query"], provider=r["provider"], round=round_))
                    for r in records]
-        if all(r["error"] for r in retried):
+        if all(r["error"] for r in retried) and not state.get("sources"):
             reasons = sorted({r["error"] or "" for r in retried})
             raise HeliumError(f"every search failed ({'; '.join(reasons)}); start SearxNG (--searxng-url, "
                               "HELIUM_SEARXNG_URL) or check the network, then resume the run")
-        records = retried
+        records = retried  # a later round whose searches all failed goes on with what earlier rounds found
     warnings = _provider_warnings(records)
     for warning in warnings:
         emit("warning", text=warning)

@@ -11,7 +11,7 @@ fetch_per_host = 4         # ... from one host
 fetch_timeout = 15         # seconds per page
 max_page_bytes = 3000000
 max_redirects = 5
-citation_threshold = 0.45  # cosine similarity a cited sentence needs with a chunk of its source
+citation_threshold = 0.5   # cosine similarity a cited sentence needs with a chunk of its source
 authoritative = ["example.org"]   # added to the built-in domain lists
 reputable = []
 blogs = []
@@ -33,6 +33,8 @@ from helium.tools.web.policy import SourcePolicy
 from helium.tools.web.search import DUCKDUCKGO_URL, SEARXNG_URL
 
 SEARXNG_ENV = "HELIUM_SEARXNG_URL"
+MAX_QUERIES = 12
+"""Search queries per round at most (the plan's, then each reflection's)."""
 PROVIDERS = ("searxng", "duckduckgo")
 DOMAIN_LISTS = ("authoritative", "reputable", "blogs", "low", "blocked")
 
@@ -52,7 +54,7 @@ class ResearchSettings:
     max_page_bytes: int = 3_000_000
     max_redirects: int = 5
     evidence_per_question: int = 4
-    citation_threshold: float = 0.45
+    citation_threshold: float = 0.5
     policy: SourcePolicy = SourcePolicy()
 
     @property
