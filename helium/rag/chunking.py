@@ -14,8 +14,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-MAX_CHUNK_CHARS = 1500
-"""About 350 tokens: all-MiniLM-L6-v2 reads 256 word pieces, so longer chunks would be embedded by their head."""
+MAX_CHUNK_CHARS = 1000
+"""all-MiniLM-L6-v2 reads 256 word pieces (about 1000 characters of prose, fewer of code) and ignores the rest;
+1000 rather than 1500 raised recall@1 from 67% to 76% in benchmarks/rag.py."""
 MAX_CHUNK_LINES = 60
 SMALL_CHUNK_CHARS = 300
 """Neighbouring code pieces smaller than this (imports, one-line helpers) are merged."""
