@@ -122,13 +122,15 @@ class _AgentOutcome:
     error: str | None
     timed_out: bool
     usage: dict[str, int]
+    system_prompt: str | None = None
 
 
 class AgentRunner:
     """Runs one task with one agent in one environment and returns a `RunResult`.
 
     `agent` is `helium` (the model), `oracle` (the task's solution/solve.sh) or `nop`; `watch` serves the
-    web viewer while the trial runs. Settings (base URL, key, turn limit) come from the current directory.
+    web viewer while the trial runs. Settings (base URL, key, turn limit) come from the current directory
+    with `model` on top; given `settings` are used as they are (their model included).
     """
 
     def __init__(self, task_path: str | Path, model: str = DEFAULT_MODEL, provider: str = "docker",
@@ -239,7 +241,7 @@ class AgentRunner:
             except Exception as exc:  # noqa: BLE001 - a failed clean-up is reported, the score is kept
                 env_error = env_error or f"environment: stop failed: {exc}"
             timings["environment"] = timings.get("environment", 0.0) + time.monotonic() - stop_started
-        trajectory = self._write_trajectory(task, run, trial_dir, outcome.messages)
+        trajectory = self._write_trajectory(task, run, trial_dir, outcome)
         success = verification.error is None and env_error is None and verification.reward >= 1.0
         error = env_error or verification.error or (None if success else outcome.error)
         timings["total"] = time.monotonic() - started
@@ -307,12 +309,14 @@ class AgentRunner:
         values = graph.get_state(config).values
         error = (f"agent timed out after {task.agent_timeout_sec:g}s (the task's [agent] timeout_sec)"
                  if timed_out else (failure[0] if failure else None))
-        return _AgentOutcome(list(values.get("messages", [])), error, timed_out, dict(values.get("usage") or {}))
+        return _AgentOutcome(list(values.get("messages", [])), error, timed_out, dict(values.get("usage") or {}),
+                             context.system_prompt)
 
     def _write_trajectory(self, task: Task, run: RunRecord, trial_dir: Path,
-                          messages: list[BaseMessage]) -> list[TrajectoryStep]:
+                          outcome: _AgentOutcome) -> list[TrajectoryStep]:
         document = atif_document(session_id=run.id, agent_name=f"helium-{self.agent}", agent_version=__version__,
-                                 model_name=self._model_label(), messages=messages,
+                                 model_name=self._model_label(), messages=outcome.messages,
+                                 system_prompt=outcome.system_prompt,
                                  notes=f"task {task.name}, attempt {self.attempt}, provider {self.provider}")
         write_json(trial_dir / TRAJECTORY_FILE, document, secrets_to_hide([self.settings.api_key]))
         return tool_steps(document)

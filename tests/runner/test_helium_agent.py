@@ -55,9 +55,9 @@ def test_helium_agent_creates_the_hello_file(model_settings: Settings, model_ser
 
     atif = json.loads((result.output_dir / "agent" / "trajectory.json").read_text())
     assert atif["agent"]["model_name"] == "scripted"
-    assert [s["source"] for s in atif["steps"]] == ["user", "agent", "agent", "agent"]
-    assert atif["steps"][1]["message"] == "I'll write the file."
-    assert atif["steps"][1]["metrics"]["prompt_tokens"] > 0
+    assert [s["source"] for s in atif["steps"]] == ["system", "user", "agent", "agent", "agent"]
+    assert atif["steps"][2]["message"] == "I'll write the file."
+    assert atif["steps"][2]["metrics"]["prompt_tokens"] > 0
     assert atif["final_metrics"]["total_completion_tokens"] > 0
 
     run_id = json.loads((result.output_dir / "result.json").read_text())["run_id"]

@@ -51,8 +51,9 @@ def check_oracle_batch(batch: BatchResult, settings: Settings) -> None:
     assert result["success"] is True and result["reward"] == 1.0 and result["status"] == "passed"
     atif = json.loads((trial / "agent" / "trajectory.json").read_text())
     assert atif["schema_version"] == "ATIF-v1.4"
-    assert [s["source"] for s in atif["steps"]] == ["user", "agent", "agent"]
-    assert atif["steps"][1]["tool_calls"][0]["arguments"]["command"] == "bash /solution/solve.sh"
+    assert [s["source"] for s in atif["steps"]] == ["system", "user", "agent", "agent"]
+    assert "autonomous agent solving a benchmark task" in atif["steps"][0]["message"]
+    assert atif["steps"][2]["tool_calls"][0]["arguments"]["command"] == "bash /solution/solve.sh"
     assert [s.tool_name for s in hello.trajectory] == ["bash"]
     assert hello.trajectory[0].tool_output.startswith("exit code 0")
 
