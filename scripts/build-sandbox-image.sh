@@ -33,6 +33,7 @@ apt_mirror() {
 MIRROR="${HELIUM_DEBIAN_MIRROR:-$(apt_mirror)}"
 MIRROR="${MIRROR:-http://deb.debian.org/debian}"
 
+[ "$(id -u)" = 0 ] || { echo "build-sandbox-image: debootstrap needs root: sudo $0" >&2; exit 1; }
 command -v debootstrap >/dev/null || { echo "build-sandbox-image: debootstrap is not installed (apt-get install debootstrap)" >&2; exit 1; }
 docker info >/dev/null 2>&1 || { echo "build-sandbox-image: no Docker engine answers (start dockerd)" >&2; exit 1; }
 
