@@ -185,3 +185,18 @@ def test_on_a_terminal_searxng_down_and_bad_pages_show_live_and_the_report_still
                        "loop": "too many redirects (more than 3)",
                        "slow.html": "timed out after 1 s"}
     assert len(sources["sources"]) == 3
+
+
+@pytest.mark.parametrize(("args", "config", "message"), [
+    (["   "], "", "error: give a question to research"),
+    (["q"], "[research]\nmax_rounds = 0\n", "error: max_rounds in [research] in config.toml is out of range: 0"),
+    (["q", "--searxng-url", "localhost:8888"], "", "error: searxng_url from option --searxng-url must be an "
+                                                   "http(s) URL"),
+])
+def test_bad_input_is_one_line_and_records_no_run(cli: Cli, args: list[str], config: str, message: str) -> None:
+    (cli.cwd / ".helium").mkdir(exist_ok=True)
+    (cli.cwd / ".helium" / "config.toml").write_text(config)
+    result = cli.run("run", "research", *args)
+    assert result.returncode == 1
+    assert result.stderr.startswith(message) and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert json.loads(cli.run("runs", "--json").stdout) == []

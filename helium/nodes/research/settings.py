@@ -71,30 +71,34 @@ _NUMBERS = {"max_rounds": int, "max_sources": int, "results_per_query": int, "fe
 def research_settings(settings: Settings, options: dict[str, Any] | None = None) -> ResearchSettings:
     """The `[research]` table, then HELIUM_SEARXNG_URL, then the run's options (flags), later winning."""
     table = dict(settings.research)
-    where = "[research] in config.toml"
     known = {f.name for f in fields(ResearchSettings)} - {"policy"} | set(DOMAIN_LISTS)
     unknown = sorted(set(table) - known)
     if unknown:
-        raise ConfigError(f"unknown setting {unknown[0]!r} in {where} (known: {', '.join(sorted(known))})")
+        raise ConfigError(f"unknown setting {unknown[0]!r} in [research] in config.toml "
+                          f"(known: {', '.join(sorted(known))})")
+    origin = dict.fromkeys(table, "in [research] in config.toml")
     if os.environ.get(SEARXNG_ENV):
-        table["searxng_url"] = os.environ[SEARXNG_ENV]
-    table.update({k: v for k, v in (options or {}).items() if v is not None and k in known})
+        table["searxng_url"], origin["searxng_url"] = os.environ[SEARXNG_ENV], f"in {SEARXNG_ENV}"
+    for key, value in (options or {}).items():
+        if value is not None and key in known:
+            table[key], origin[key] = value, f"from option --{key.replace('_', '-')}"
     values: dict[str, Any] = {}
     for key, value in table.items():
+        where = origin[key]
         if key in _NUMBERS:
             values[key] = _number(key, value, _NUMBERS[key], where)
         elif key in ("searxng_url", "duckduckgo_url"):
             if not isinstance(value, str) or not value.startswith(("http://", "https://")):
-                raise ConfigError(f"{key} in {where} must be an http(s) URL, got {value!r}")
+                raise ConfigError(f"{key} {where} must be an http(s) URL, got {value!r}")
             values[key] = value
         elif key == "providers":
             if not isinstance(value, list) or not value or any(p not in PROVIDERS for p in value):
-                raise ConfigError(f"providers in {where} must list some of {', '.join(PROVIDERS)}, got {value!r}")
+                raise ConfigError(f"providers {where} must list some of {', '.join(PROVIDERS)}, got {value!r}")
             values[key] = tuple(value)
     lists = {key: table[key] for key in DOMAIN_LISTS if key in table}
     for key, value in lists.items():
         if not isinstance(value, list) or not all(isinstance(d, str) for d in value):
-            raise ConfigError(f"{key} in {where} must be a list of domains, got {value!r}")
+            raise ConfigError(f"{key} {origin[key]} must be a list of domains, got {value!r}")
     return replace(ResearchSettings(), **values, policy=SourcePolicy().with_extra(**lists))
 
 
@@ -102,7 +106,7 @@ def _number(key: str, value: Any, kind: type, where: str) -> int | float:
     if isinstance(value, str) and value.replace(".", "", 1).isdigit():
         value = kind(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
-        raise ConfigError(f"{key} in {where} must be a {'whole ' if kind is int else ''}number, got {value!r}")
+        raise ConfigError(f"{key} {where} must be a {'whole ' if kind is int else ''}number, got {value!r}")
     if value <= 0 and key != "citation_threshold" or not (0 <= value <= 1) and key == "citation_threshold":
-        raise ConfigError(f"{key} in {where} is out of range: {value!r}")
+        raise ConfigError(f"{key} {where} is out of range: {value!r}")
     return kind(value)
