@@ -25,6 +25,9 @@ from helium.nodes.permissions import ALWAYS, APPROVE, DENY
 from helium.state.store import ProjectStore
 
 ANSWERS = (APPROVE, DENY, ALWAYS)
+FORKABLE_FLOWS = ("chat", "code", "skill")
+"""Flows of the agent loop, which `helium fork` knows how to continue from any step (a task's sandbox is
+gone once its trial ends; a research run is not a conversation)."""
 
 
 class BackgroundRuns:
@@ -70,6 +73,9 @@ class BackgroundRuns:
         store = ProjectStore(self.settings.db_path)
         try:
             with self._lock:
+                flow = store.runs.get(run_id).flow
+                if flow not in FORKABLE_FLOWS:
+                    raise HeliumError(f"a {flow} run cannot be forked from the viewer (only {', '.join(FORKABLE_FLOWS)})")
                 driver = self._driver(store)
                 child = start_fork(driver, run_id, at, message or None)
                 self._start(child.id, store, lambda d: d.drive(child, None), driver)

@@ -26,6 +26,7 @@ from helium.graphs.drawing import render
 from helium.state.audit import AuditEntry
 from helium.state.runs import RunRecord
 from helium.state.store import ProjectStore
+from helium.viewer.actions import FORKABLE_FLOWS
 from helium.viewer.timeline import TIMELINE_LIMIT, Step, TimelineCache
 
 SECRET_NAME = re.compile(r"key|token|secret|passw|auth|credential|cookie|bearer", re.IGNORECASE)
@@ -33,6 +34,7 @@ TEXT_LIMIT = 20_000
 """Characters of one tool output, file or value shown on a page; the rest is cut with a note."""
 FILE_LIMIT = 200_000
 STATUSES = ("running", "waiting-approval", "interrupted", "done", "failed")
+
 
 
 def cut(text: str, limit: int = TEXT_LIMIT) -> str:
@@ -89,6 +91,7 @@ class RunView:
     position: tuple[str, ...] = ()
     graph_svg: str | None = None
     graph_text: str | None = None
+    can_fork: bool = False
     complete: bool = True
     """`steps` are all the run's checkpoints (else the newest `TIMELINE_LIMIT`)."""
     problem: str | None = None
@@ -100,7 +103,8 @@ class RunView:
 def run_view(store: ProjectStore, settings: Settings, run_id: str, timeline: TimelineCache, *,
              every_step: bool = False) -> RunView:
     run = store.runs.get(run_id)
-    view = RunView(run, shown_extra(run.extra), reward_of(run), audit=store.audit.entries(run.id))
+    view = RunView(run, shown_extra(run.extra), reward_of(run), audit=store.audit.entries(run.id),
+                   can_fork=run.flow in FORKABLE_FLOWS)
     view.children = [r for r in store.runs.list() if r.parent_id == run.id]
     try:
         graph = flow_module(run.flow).build_graph(store.checkpointer)

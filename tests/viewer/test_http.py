@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+from pathlib import Path
 
 import httpx
 import pytest
@@ -225,3 +226,27 @@ def test_a_port_in_use_is_one_clear_error(viewed: ViewedProject) -> None:
     port = viewed.viewer.url.rsplit(":", 1)[1]
     busy = viewed.cli.run("view", "--port", port)
     assert busy.returncode == 1 and "pick another port" in busy.stderr and "Traceback" not in busy.stderr
+
+
+def test_a_real_task_trial_shows_reward_verifier_output_and_trajectory(viewed: ViewedProject, finished: str) -> None:
+    task = Path(__file__).resolve().parents[2] / "tasks" / "create-hello-file"
+    viewed.model.add_turns([
+        {"content": "Writing it.", "tool_calls": [call("bash", "c1", command="echo 'Hello World' > /home/hello.txt")]},
+        {"content": "Created /home/hello.txt."},
+    ])
+    trial = viewed.cli.run("task", "run", str(task), "--provider", "local", "--agent", "helium", "-o", "output",
+                           env={"HELIUM_API_KEY": "sk-viewer-test-key"}, timeout=120)
+    assert trial.returncode == 0, trial.stderr
+    run = next(r for r in viewed.runs() if r["flow"] == "task" and r["extra"].get("agent") == "helium")
+    page = viewed.http.get(f"/runs/{run['id']}").text
+    assert 'id="task"' in page and "PASS: /home/hello.txt says Hello World" in page  # the verifier's output
+    assert re.search(r'id="run-reward">1<', page)
+    assert "echo &#39;Hello World&#39; &gt; /home/hello.txt" in page  # in the trajectory and the messages
+    assert "sandbox-policy" in page  # the gate's decisions, from the audit log
+    steps = re.findall(r'<td class="mono">(model|gate|tools)</td>', page)
+    assert steps[:3] == ["model", "gate", "tools"]
+    assert "sk-viewer-test-key" not in page
+    assert 'action="/runs/' + run["id"] + '/fork"' not in page  # its sandbox is gone: nothing to continue
+    refused = viewed.post(f"/runs/{run['id']}/fork", {"csrf": viewed.csrf(finished), "at": "1"})
+    assert refused.status_code == 400 and "cannot be forked" in refused.text
+    assert re.search(rf'data-run="{run["id"]}">.*?<td class="num">1</td>', viewed.http.get("/").text, re.S)
