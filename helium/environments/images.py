@@ -32,11 +32,15 @@ def image_aliases(overrides: Mapping[str, str] | None = None) -> dict[str, str]:
 
 def resolve_image(name: str, aliases: Mapping[str, str]) -> str:
     """The local image to use for `name`: its exact alias, else the first matching pattern, else itself."""
-    for candidate in (name, name.removeprefix("docker.io/library/"), name.removeprefix("library/")):
+    short = name
+    for prefix in ("docker.io/", "library/"):
+        short = short.removeprefix(prefix)
+    candidates = dict.fromkeys([name, short])
+    for candidate in candidates:
         if candidate in aliases:
             return aliases[candidate]
     for pattern, target in aliases.items():
-        if any(ch in pattern for ch in "*?[") and fnmatch.fnmatchcase(name, pattern):
+        if any(ch in pattern for ch in "*?[") and any(fnmatch.fnmatchcase(c, pattern) for c in candidates):
             return target
     return name
 
