@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -73,9 +74,19 @@ def test_task_run_drives_the_helium_agent(cli: Cli, model_server: ScriptedOpenAI
                          "arguments": {"command": "echo 'Hello World' > /home/hello.txt"}}]},
         {"content": "Done."},
     ])
-    done = cli.run("task", "run", str(TASKS / "create-hello-file"), "--provider", "local", "--json")
+    marker = "sk-cli-secret-marker-31337"
+    done = cli.run("task", "run", str(TASKS / "create-hello-file"), "--provider", "local", "--json",
+                   env={"HELIUM_API_KEY": marker})
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["model"] == "scripted"
+    result = json.loads(done.stdout)
+    assert result["model"] == "scripted" and result["tokens_in"] > 0
+    assert marker not in done.stdout + done.stderr
+    for path in Path(result["output_dir"]).rglob("*"):
+        if path.is_file():
+            assert marker not in path.read_text(errors="replace"), path
+    with sqlite3.connect(cli.cwd / ".helium" / "helium.db") as conn:
+        conn.execute("PRAGMA wal_checkpoint(FULL)")
+    assert marker.encode() not in (cli.cwd / ".helium" / "helium.db").read_bytes()
 
 
 @pytest.mark.parametrize(("args", "message"), [
