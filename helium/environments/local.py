@@ -18,7 +18,9 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 from pathlib import Path, PurePosixPath
+from typing import IO
 
 from helium.environments.base import ExecResult, without_api_keys
 from helium.environments.paths import SandboxPaths
@@ -27,6 +29,7 @@ TASK_SANDBOX_DIRS = ("app", "home", "logs", "tests", "solution", "root", "tmp")
 """The top-level directories a task sandbox keeps under its work directory (plus its workdir's own)."""
 
 _KERNEL_DIRS = frozenset({"dev", "proc"})
+PIPE_GRACE_SECONDS = 0.5
 
 
 def scrubbed_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -82,14 +85,24 @@ class LocalEnvironment:
         proc = subprocess.Popen(self._argv(command, sandbox_cwd), cwd=host_cwd, env=scrubbed_environment(env),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
+        out: list[bytes] = []
+        err: list[bytes] = []
+        readers = [threading.Thread(target=_pump, args=(proc.stdout, out), daemon=True),
+                   threading.Thread(target=_pump, args=(proc.stderr, err), daemon=True)]
+        for reader in readers:
+            reader.start()
         try:
-            out, err = proc.communicate(timeout=timeout)
+            proc.wait(timeout=timeout)
             timed_out = False
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
-            out, err = proc.communicate()
+            proc.wait()
             timed_out = True
-        return ExecResult(out.decode(errors="replace"), err.decode(errors="replace"),
+        # The call ends with the command, as in a container: a process it left running in the background
+        # (out of its process group) may keep the pipes open, but is not waited for.
+        for reader in readers:
+            reader.join(PIPE_GRACE_SECONDS)
+        return ExecResult(b"".join(out).decode(errors="replace"), b"".join(err).decode(errors="replace"),
                           -signal.SIGKILL if timed_out else proc.returncode, timed_out)
 
     def _argv(self, command: str, workdir: str) -> list[str]:
@@ -123,6 +136,13 @@ class LocalEnvironment:
 
     def stop(self) -> None:
         """Nothing to tear down: the work directory belongs to the caller."""
+
+
+def _pump(stream: IO[bytes], sink: list[bytes]) -> None:
+    """Collect a pipe's bytes until it closes (a thread per pipe, so a full pipe never blocks the command)."""
+    with stream:
+        for chunk in iter(lambda: stream.read1(1 << 16), b""):
+            sink.append(chunk)
 
 
 def copy_path(origin: Path, destination: Path) -> None:

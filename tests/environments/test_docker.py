@@ -58,6 +58,8 @@ def test_a_command_past_its_timeout_is_killed_with_its_children(box: DockerEnvir
     assert result.timed_out and result.exit_code != 0
     assert box.exec("sleep 2; ls /tmp/survived", timeout=10).exit_code != 0
     assert "sleep 30" not in box.exec("ps -eo args").stdout  # killed and reaped (docker-init is PID 1)
+    detached = box.exec("setsid sleep 60 & echo started", timeout=5)  # out of the group, holding the output:
+    assert (detached.stdout, detached.timed_out) == ("started\n", False)  # the call still ends with the command
     honest = box.exec("exit 124", timeout=10)  # a command's own 124 is not a timeout
     assert (honest.exit_code, honest.timed_out) == (124, False)
 

@@ -31,6 +31,9 @@ def test_exec_reports_output_exit_code_and_runs_in_the_root(env: LocalEnvironmen
 def test_timeouts_kill_the_command(env: LocalEnvironment) -> None:
     result = env.exec("sleep 30", timeout=0.5)
     assert result.timed_out and result.exit_code != 0
+    detached = env.exec("setsid sleep 30 & echo started", timeout=10)  # it keeps the pipes open
+    assert (detached.stdout, detached.exit_code, detached.timed_out) == ("started\n", 0, False)
+    assert env.exec("head -c 300000 /dev/zero | wc -c").stdout.strip() == "300000"  # more than a pipe holds
 
 
 def test_api_keys_do_not_reach_commands(env: LocalEnvironment, monkeypatch) -> None:
