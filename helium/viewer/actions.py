@@ -75,7 +75,8 @@ class BackgroundRuns:
             with self._lock:
                 flow = store.runs.get(run_id).flow
                 if flow not in FORKABLE_FLOWS:
-                    raise HeliumError(f"a {flow} run cannot be forked from the viewer (only {', '.join(FORKABLE_FLOWS)})")
+                    raise HeliumError(f"a {flow} run cannot be forked from the viewer "
+                                      f"(only {', '.join(FORKABLE_FLOWS)} runs)")
                 driver = self._driver(store)
                 child = start_fork(driver, run_id, at, message or None)
                 self._start(child.id, store, lambda d: d.drive(child, None), driver)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import parse_qs
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -90,13 +90,13 @@ def create_app(settings: Settings, *, port: int, loopback_only: bool = True,
                 "driving": background.active(view.run.id)}
 
     @app.get("/runs/{run_id}", response_class=HTMLResponse)
-    def run_page(request: Request, run_id: str, store: Store, all: bool = False) -> Response:
-        return templates.TemplateResponse(request, "run.html", run_context(store, run_id, all))
+    def run_page(request: Request, run_id: str, store: Store, every_step: EveryStep = False) -> Response:
+        return templates.TemplateResponse(request, "run.html", run_context(store, run_id, every_step))
 
     @app.get("/runs/{run_id}/body", response_class=HTMLResponse)
-    def run_body(request: Request, run_id: str, store: Store, all: bool = False) -> Response:
+    def run_body(request: Request, run_id: str, store: Store, every_step: EveryStep = False) -> Response:
         """The part of the run page that changes; the live page fetches it on every change."""
-        return templates.TemplateResponse(request, "run_body.html", run_context(store, run_id, all))
+        return templates.TemplateResponse(request, "run_body.html", run_context(store, run_id, every_step))
 
     @app.get("/runs/{run_id}/events")
     async def run_events(request: Request, run_id: str) -> StreamingResponse:
@@ -138,6 +138,7 @@ def open_store(request: Request) -> Iterator[ProjectStore]:
 
 
 Store = Annotated[ProjectStore, Depends(open_store)]
+EveryStep = Annotated[bool, Query(alias="all", description="Show every checkpoint, not only the newest.")]
 
 
 async def _changes(request: Request, store: ProjectStore, run_id: str, stopping: threading.Event) -> AsyncIterator[str]:

@@ -81,7 +81,8 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _server_for(workspace: Path, sock: socket.socket, host: str, stopping: threading.Event) -> tuple[uvicorn.Server, str]:
+def _server_for(workspace: Path, sock: socket.socket, host: str,
+                stopping: threading.Event) -> tuple[uvicorn.Server, str]:
     port = sock.getsockname()[1]
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{port}"

@@ -1,4 +1,5 @@
-"""Every notebook in notebooks/ runs top to bottom in a real Jupyter kernel, from a temporary copy, and draws its images."""
+"""Every notebook in notebooks/ runs top to bottom in a real Jupyter kernel, from a temporary copy, and draws
+its images."""
 
 from __future__ import annotations
 

@@ -167,10 +167,12 @@ def test_secrets_in_run_options_are_never_shown_and_task_and_research_outputs_ar
     (out / "agent" / "trajectory.json").write_text(json.dumps({"schema_version": "ATIF-v1.2", "steps": [
         {"step_id": 1, "source": "user", "message": "Create hello.txt"},
         {"step_id": 2, "source": "agent", "message": "",
-         "tool_calls": [{"tool_call_id": "t1", "function_name": "bash", "arguments": {"command": "echo hi > hello.txt"}}],
+         "tool_calls": [{"tool_call_id": "t1", "function_name": "bash",
+                         "arguments": {"command": "echo hi > hello.txt"}}],
          "observation": {"results": [{"source_call_id": "t1", "content": "exit code 0"}]}}]}))
     (viewed.root / "report.md").write_text("# Findings\n\nSee [1].\n\n<script>alert(1)</script>\n")
-    (viewed.root / "sources.json").write_text(json.dumps([{"n": 1, "title": "A source", "url": "https://example.org/a"}]))
+    sources = [{"n": 1, "title": "A source", "url": "https://example.org/a"}]
+    (viewed.root / "sources.json").write_text(json.dumps(sources))
     with ProjectStore(viewed.root / ".helium" / "helium.db") as store:
         task = store.runs.create("task", "create-hello-file", "oracle", extra={
             "task": "create-hello-file", "agent": "oracle", "provider": "local", "output_dir": "output/hello_1",
