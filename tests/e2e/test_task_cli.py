@@ -6,7 +6,6 @@ import json
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Cli
+from tests.runner.conftest import assert_secret_absent
 from tests.support.scripted_openai import ScriptedOpenAIServer
 
 pytestmark = pytest.mark.e2e
@@ -81,12 +81,7 @@ def test_task_run_drives_the_helium_agent(cli: Cli, model_server: ScriptedOpenAI
     result = json.loads(done.stdout)
     assert result["model"] == "scripted" and result["tokens_in"] > 0
     assert marker not in done.stdout + done.stderr
-    for path in Path(result["output_dir"]).rglob("*"):
-        if path.is_file():
-            assert marker not in path.read_text(errors="replace"), path
-    with sqlite3.connect(cli.cwd / ".helium" / "helium.db") as conn:
-        conn.execute("PRAGMA wal_checkpoint(FULL)")
-    assert marker.encode() not in (cli.cwd / ".helium" / "helium.db").read_bytes()
+    assert_secret_absent(marker, Path(result["output_dir"]), cli.cwd / ".helium" / "helium.db")
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -172,35 +167,32 @@ def test_killed_batch_resumes_only_unfinished_trials(cli: Cli, tmp_path: Path) -
     assert by_task["c-quick"] == ["done"] and by_task["d-quick"] == ["done"]
 
 
-def wait_for(pattern: str, root: Path, proc: subprocess.Popen) -> None:
+def interrupt_once_started(proc: subprocess.Popen, started_file: str, root: Path) -> str:
+    """Ctrl-C the process once `started_file` (a glob) exists; it must stop within 15 s. Returns its stderr."""
     deadline = time.monotonic() + 60
-    while not list(root.glob(pattern)):
+    while not list(root.glob(started_file)):
         if time.monotonic() > deadline or proc.poll() is not None:
             proc.kill()
-            pytest.fail(f"{pattern} never appeared: {proc.communicate()}")
+            pytest.fail(f"{started_file} never appeared: {proc.communicate()}")
         time.sleep(0.05)
+    time.sleep(0.5)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and time.monotonic() - sent < 15
+    return stderr
 
 
 def test_ctrl_c_stops_a_trial_and_a_batch_at_once(cli: Cli, tmp_path: Path) -> None:
     tasks = tmp_path / "tasks"
     write_task(tasks, "sleepy", "sleep 60")
     proc = cli.popen("task", "run", str(tasks / "sleepy"), "--provider", "local", "--agent", "oracle")
-    wait_for("output/sleepy_*/config.json", cli.cwd, proc)
-    time.sleep(0.5)
-    started = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=30)
-    assert proc.returncode == 130 and time.monotonic() - started < 15
+    stderr = interrupt_once_started(proc, "output/sleepy_*/config.json", cli.cwd)
     assert "interrupted: the trial was stopped before it was scored" in stderr and "Traceback" not in stderr
     runs = json.loads(cli.run("runs", "--json", "--flow", "task").stdout)
     assert [r["status"] for r in runs] == ["interrupted"]
 
     proc = cli.popen("task", "batch", str(tasks), "--provider", "local", "--agent", "oracle", "-o", "batches")
-    wait_for("batches/batch_*/sleepy_*/config.json", cli.cwd, proc)
-    time.sleep(0.5)
-    started = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=30)
-    assert proc.returncode == 130 and time.monotonic() - started < 15
+    stderr = interrupt_once_started(proc, "batches/batch_*/sleepy_*/config.json", cli.cwd)
     (batch_dir,) = (cli.cwd / "batches").glob("batch_*")
     assert f"interrupted; finish the batch with: helium task batch --resume {batch_dir}" in stderr

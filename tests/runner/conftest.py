@@ -3,6 +3,7 @@ and the Docker engine (tests skip, with the reason, only where none can be reach
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -67,3 +68,13 @@ def leftover_containers(client: docker.DockerClient, task_names: list[str]) -> l
     """Containers of these tasks' trials that still exist (the docker environment must remove every one)."""
     labels = [c.labels.get(LABEL, "") for c in client.containers.list(all=True, filters={"label": LABEL})]
     return [label for label in labels if any(label.startswith(f"helium-{name}-") for name in task_names)]
+
+
+def assert_secret_absent(secret: str, output_dir: Path, db_path: Path) -> None:
+    """No file of a trial's output folder, and no byte of the project store (WAL merged), holds `secret`."""
+    for path in output_dir.rglob("*"):
+        if path.is_file():
+            assert secret not in path.read_text(errors="replace"), path
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(FULL)")
+    assert secret.encode() not in db_path.read_bytes()

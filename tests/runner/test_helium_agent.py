@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from helium import AgentRunner, RunResult
 from helium.cli.session import checkpoint_history
 from helium.config import Settings
 from helium.state.store import ProjectStore
-from tests.runner.conftest import TASKS
+from tests.runner.conftest import TASKS, assert_secret_absent
 from tests.support.scripted_openai import ScriptedOpenAIServer
 
 KEY = "sk-scripted-marker-77"
@@ -68,13 +67,7 @@ def test_helium_agent_creates_the_hello_file(model_settings: Settings, model_ser
         assert {e.decided_by for e in store.audit.entries(run_id)} == {"sandbox-policy"}
         nodes = [step["node"] for step in checkpoint_history(store, run_id)]
     assert nodes == ["input", "__start__", "model", "gate", "tools", "model", "gate", "tools", "model"]
-
-    for path in result.output_dir.rglob("*"):
-        if path.is_file():
-            assert KEY not in path.read_text(errors="replace"), path
-    with sqlite3.connect(model_settings.db_path) as conn:
-        conn.execute("PRAGMA wal_checkpoint(FULL)")
-    assert KEY.encode() not in model_settings.db_path.read_bytes()
+    assert_secret_absent(KEY, result.output_dir, model_settings.db_path)
 
 
 @pytest.mark.parametrize("provider", ["local", "docker"])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from helium.config import Settings
 from helium.errors import HeliumError
 from helium.runner import TaskError
 from helium.state.store import ProjectStore
-from tests.runner.conftest import TASKS, TaskMaker, leftover_containers
+from tests.runner.conftest import TASKS, TaskMaker, assert_secret_absent, leftover_containers
 from tests.support import fake_daytona
 
 EXPECTED = {"broken-verifier": "error", "create-hello-file": "passed", "fix-failing-test": "passed",
@@ -97,7 +96,7 @@ def test_oracle_trial_in_daytona_through_the_sdk_fake(settings: Settings, tmp_pa
                                      agent="oracle", settings=settings).run())
     assert (result.success, result.error) == (True, None)
     assert json.loads((result.output_dir / "result.json").read_text())["provider"] == "daytona"
-    assert all(marker not in p.read_text(errors="replace") for p in result.output_dir.rglob("*") if p.is_file())
+    assert_secret_absent(marker, result.output_dir, settings.db_path)
 
 
 def test_nop_agent_fails_genuinely_and_pass_at_k_counts_tasks(settings: Settings, tmp_path: Path) -> None:
@@ -207,12 +206,7 @@ def test_no_secret_reaches_outputs_or_store(settings: Settings, tmp_path: Path, 
     result = asyncio.run(AgentRunner(task, provider="local", output_dir=tmp_path / "out", agent="oracle",
                                      settings=settings).run())
     assert result.success
-    for path in result.output_dir.rglob("*"):
-        if path.is_file():
-            assert marker not in path.read_text(errors="replace"), path
-    with sqlite3.connect(settings.db_path) as conn:
-        conn.execute("PRAGMA wal_checkpoint(FULL)")
-    assert marker.encode() not in settings.db_path.read_bytes()
+    assert_secret_absent(marker, result.output_dir, settings.db_path)
 
 
 def test_watch_serves_the_viewer_while_the_trial_runs(settings: Settings, tmp_path: Path,
