@@ -124,11 +124,15 @@ def test_agent_runner_reference_api(settings: Settings, tmp_path: Path) -> None:
     assert CompatRunner is AgentRunner
 
 
-def test_hanging_agent_is_cut_at_its_timeout(settings: Settings, tmp_path: Path, make_task: TaskMaker) -> None:
+@pytest.mark.parametrize("provider", ["local", "docker"])
+def test_hanging_agent_is_cut_at_its_timeout(settings: Settings, tmp_path: Path, make_task: TaskMaker,
+                                             provider: str, request: pytest.FixtureRequest) -> None:
+    if provider == "docker":
+        request.getfixturevalue("docker_engine")
     task = make_task("hangs", solve="echo started > /app/started; sleep 300; echo never > /app/done",
                      test='[ -f /app/done ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt',
                      toml="[agent]\ntimeout_sec = 2\n")
-    result = asyncio.run(AgentRunner(task, provider="local", output_dir=tmp_path / "out", agent="oracle",
+    result = asyncio.run(AgentRunner(task, provider=provider, output_dir=tmp_path / "out", agent="oracle",
                                      settings=settings).run())
     assert result.error == "agent timed out after 2s (the task's [agent] timeout_sec)"
     assert result.reward == 0.0 and result.status == "error"
