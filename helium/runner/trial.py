@@ -54,7 +54,7 @@ DEFAULT_MODEL = "gemini/gemini-2.5-computer-use-preview-10-2025"
 """The reference API's default model id."""
 REPLAYED_PROVIDERS = ("local",)
 """Providers that build no image: the task's Dockerfile is replayed into them (see setup.py)."""
-AGENT_GRACE_SEC = 10.0
+AGENT_GRACE_SEC = 3.0
 """How long a timed-out agent's thread gets to notice and stop before the verifier runs regardless."""
 JOIN_SLICE_SEC = 0.2
 """How often the trial looks up from the agent to see whether it was aborted."""

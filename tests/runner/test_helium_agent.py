@@ -15,7 +15,7 @@ from helium import AgentRunner, RunResult
 from helium.cli.session import checkpoint_history
 from helium.config import Settings
 from helium.state.store import ProjectStore
-from tests.runner.conftest import TASKS, assert_secret_absent
+from tests.runner.conftest import TASKS, TaskMaker, assert_secret_absent
 from tests.support.scripted_openai import ScriptedOpenAIServer
 
 KEY = "sk-scripted-marker-77"
@@ -106,3 +106,16 @@ def test_unreachable_model_is_an_agent_error(settings: Settings, tmp_path: Path)
     result = run_trial("create-hello-file", offline, tmp_path / "out")
     assert result.status == "error"
     assert result.error.startswith("agent: cannot reach the model endpoint at http://127.0.0.1:9/v1")
+
+
+def test_a_model_that_hangs_is_cut_at_the_agent_timeout(model_settings: Settings, model_server: ScriptedOpenAIServer,
+                                                        tmp_path: Path, make_task: TaskMaker) -> None:
+    model_server.add_turns([{"content": "thinking…", "delay": 60}])
+    task = make_task("slow-model", solve="true", test="echo 0 > /logs/verifier/reward.txt",
+                     toml="[agent]\ntimeout_sec = 2\n")
+    runner = AgentRunner(task, model="scripted", provider="local", output_dir=tmp_path / "out",
+                         settings=model_settings)
+    result = asyncio.run(runner.run())
+    assert result.error == "agent timed out after 2s (the task's [agent] timeout_sec)"
+    assert result.duration < 20
+    assert (result.output_dir / "verifier" / "reward.txt").is_file()  # scored all the same
