@@ -105,6 +105,9 @@ def resume_run(driver: RunDriver, run_id: str, message: str | None) -> RunOutcom
     if not message:
         raise HeliumError(f"run {run.id} is {run.status} with nothing left to do; add --message to continue "
                           "the conversation, or fork it")
+    if run.flow == "research":
+        raise HeliumError(f"research run {run.id} is {run.status}; it takes no messages: research a new "
+                          "question with `helium run research`")
     return driver.drive(run, {"messages": [HumanMessage(message)]})
 
 
@@ -129,7 +132,8 @@ def start_fork(driver: RunDriver, run_id: str, at: str, message: str | None) -> 
             messages.append(HumanMessage(message))
         as_node = "tools"
     elif snapshot.next:
-        as_node = _AS_NODE_FOR_NEXT.get(snapshot.next[0], "tools")
+        as_node = _AS_NODE_FOR_NEXT.get(snapshot.next[0]) or (
+            "tools" if "tools" in graph.nodes else _node_that_wrote(graph, snapshot))
     else:
         as_node = "model"
     checkpoint_id = snapshot.config["configurable"]["checkpoint_id"]
@@ -140,6 +144,12 @@ def start_fork(driver: RunDriver, run_id: str, at: str, message: str | None) -> 
     driver.console.print(f"[dim]forked run {parent.id} at checkpoint {checkpoint_id} "
                          f"(step {snapshot.metadata.get('step')}) into run {child.id}[/]", highlight=False)
     return child
+
+
+def _node_that_wrote(graph: CompiledStateGraph, snapshot: StateSnapshot) -> str:
+    """The node whose step produced `snapshot` (a research step), so the fork goes on from there."""
+    before = graph.get_state(snapshot.parent_config) if snapshot.parent_config else None
+    return before.tasks[0].name if before is not None and before.tasks else "__start__"
 
 
 def find_checkpoint(graph: CompiledStateGraph, run_id: str, at: str) -> StateSnapshot:

@@ -9,6 +9,7 @@ fetch again a page it already has.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -90,12 +91,10 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStat
     return builder.compile(checkpointer=checkpointer, name=FLOW)
 
 
-def open_providers(settings: ResearchSettings) -> list[SearchProvider]:
-    made: dict[str, SearchProvider] = {
-        "searxng": lambda: SearxngProvider(settings.searxng_url, settings.search_timeout),
-        "duckduckgo": lambda: DuckDuckGoProvider(settings.duckduckgo_url, settings.search_timeout),
-    }  # type: ignore[dict-item]
-    return [made[name]() for name in settings.providers]  # type: ignore[operator]
+def open_provider(name: str, settings: ResearchSettings) -> SearchProvider:
+    if name == "searxng":
+        return SearxngProvider(settings.searxng_url, settings.search_timeout)
+    return DuckDuckGoProvider(settings.duckduckgo_url, settings.search_timeout)
 
 
 def default_output_dir(settings: Settings, run_id: str) -> Path:
@@ -106,14 +105,14 @@ def build_context(settings: Settings, store: ProjectStore, run: RunRecord, appro
     """The run's options (kept in its `extra`) over the `[research]` settings; research asks no approvals."""
     options = {k: run.extra.get(k) for k in OPTIONS}
     research = research_settings(settings, options)
-    output = run.extra.get("output_dir")
+    output = None if run.parent_checkpoint else run.extra.get("output_dir")  # a fork writes a report of its own
     return ResearchContext(
         run_id=run.id,
         model=build_chat_model(settings),
         store=store,
         pages=PageStore(store.conn, store.checkpointer.lock),
         vectors=open_vector_store(settings),
-        providers=open_providers(research),
+        providers=[open_provider(name, research) for name in research.providers],
         fetcher=PageFetcher(research.fetch_limits),
         settings=research,
         output_dir=Path(output) if output else default_output_dir(settings, run.id),
@@ -124,7 +123,7 @@ def start_input(question: str) -> dict[str, Any]:
     return {"messages": [HumanMessage(question)]}
 
 
-def nested_research(settings: Settings, store: ProjectStore, parent: RunRecord):  # noqa: ANN201
+def nested_research(settings: Settings, store: ProjectStore, parent: RunRecord) -> Callable[[str], str]:
     """A function running one research question as a run of its own (its own thread and checkpoints,
     recorded as a child of `parent`), for the chat model's `research` tool; returns the report and
     a JSON list of its sources."""

@@ -15,8 +15,10 @@ from rich.console import Console
 
 from helium.cli.driver import RunDriver
 from helium.cli.repl import _slash_command
+from helium.cli.session import fork_run, resume_run, thread_config
 from helium.config import load_settings
-from helium.errors import ModelError
+from helium.errors import HeliumError, ModelError
+from helium.graphs import flow_module
 from helium.nodes.research.plan import Plan
 from helium.nodes.research.structured import ask_structured
 from helium.state.store import ProjectStore
@@ -118,6 +120,33 @@ def test_research_in_the_repl_starts_a_research_run(tmp_path: Path, shared_web: 
         assert (run.flow, run.title, run.status) == ("research", QUESTION, "done")
         shown = out.getvalue()
         assert "pages fetched 3/3" in shown and "# Rustdoc and rustc" in shown  # progress, then the report
+    finally:
+        driver.store.close()
+        shared_web.max_results = 5
+
+
+def test_a_research_run_forks_from_a_step_and_refuses_a_message(tmp_path: Path, shared_web: LocalWeb,
+                                                                 model: ScriptedOpenAIServer) -> None:
+    shared_web.max_results = 1
+    shared_web.counts.clear()
+    model.add_turns(research_turns(rounds=1) + research_turns(rounds=1)[1:])  # the fork writes its own report
+    driver, _ = driver_for(tmp_path, model, research_config(shared_web.base_url, max_rounds=1))
+    try:
+        first = driver.start("research", QUESTION, {"output_dir": str(tmp_path / "first")})
+        assert first.status == "done", first.error
+        with pytest.raises(HeliumError, match="takes no messages"):
+            resume_run(driver, first.run_id, "and what about cargo?")
+
+        graph = flow_module("research").build_graph(driver.store.checkpointer)
+        merged = next(s for s in graph.get_state_history(thread_config(first.run_id)) if s.next == ("fetch",) * 3)
+        fork = fork_run(driver, first.run_id, str(merged.metadata["step"]), None)
+        assert fork.status == "done", fork.error
+        child = driver.store.runs.get(fork.run_id)
+        assert child.parent_id == first.run_id
+        assert Path(fork.result["report_path"]).parent.name == fork.run_id  # not the first run's --output
+        assert (tmp_path / "first" / "report.md").read_text() != ""
+        assert shared_web.counts["/search"] == 3  # the fork went on from the merge: no new searches
+        assert shared_web.counts["/pages/what-is-rustc.html"] == 2  # its own pages, in its own store rows
     finally:
         driver.store.close()
         shared_web.max_results = 5
