@@ -90,3 +90,36 @@ def test_chunks_keep_sentences_whole_and_overlap_by_one() -> None:
     for before, after in zip(chunks, chunks[1:], strict=False):
         assert after.startswith(split_sentences(before)[-1])
     assert all(c.endswith(".") for c in chunks)
+
+
+def tiny_pdf(lines: list[str], title: str, author: str) -> bytes:
+    """A one-page PDF with a text layer and document info, written out by hand."""
+    content = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(f"({line}) Tj T*" for line in lines) + " ET"
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        "/Resources << /Font << /F1 5 0 R >> >> >>",
+        f"<< /Length {len(content)} >>\nstream\n{content}\nendstream",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        f"<< /Title ({title}) /Author ({author}) /CreationDate (D:20240506120000Z) >>",
+    ]
+    data, offsets = b"%PDF-1.4\n", []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(data))
+        data += f"{number} 0 obj\n{body}\nendobj\n".encode()
+    xref = len(data)
+    data += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    data += "".join(f"{offset:010d} 00000 n \n" for offset in offsets).encode()
+    data += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n{xref}\n%%EOF\n").encode()
+    return data
+
+
+def test_a_pdf_gives_its_text_and_document_info() -> None:
+    body = tiny_pdf(["Doctests run the examples in documentation.", "They keep examples working."],
+                    "On doctests", "Ada Lovelace")
+    page = extract_page(body, "http://x/doctests.pdf", "application/pdf")
+    assert (page.title, page.author, page.date) == ("On doctests", "Ada Lovelace", "2024-05-06")
+    assert page.text == "Doctests run the examples in documentation.\nThey keep examples working."
+    with pytest.raises(NoMainText, match="unreadable PDF"):
+        extract_page(b"%PDF-1.4\nthis is not a PDF", "http://x/broken.pdf", "application/pdf")
