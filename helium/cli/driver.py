@@ -156,6 +156,8 @@ class RunDriver:
 
         def stop(signum: int, frame: object) -> None:
             self._end_line()
+            if self._progress is not None:
+                self._progress.abandon()
             try:
                 set_status_from_another_thread(str(self.store.path), run_id, "interrupted", "stopped with Ctrl-C")
             except sqlite3.Error:

@@ -51,6 +51,11 @@ class ResearchProgress:
             self.close()
             self.console.print(event["report"], markup=False, highlight=False)
 
+    def abandon(self) -> None:
+        """The process is about to exit at once (Ctrl-C): give the terminal its cursor back."""
+        if self._live is not None:
+            self.console.show_cursor(True)
+
     def close(self) -> None:
         if self._live is not None:
             self._live.update(self._render())
