@@ -106,12 +106,13 @@ def run_chat(prompt: Annotated[str, typer.Argument(help="What to ask.")],
       helium run chat "explain @src/app.py and @docs/*.md"    # @path: index and attach the files
     """
     from helium.cli.memory import save_session_summaries
-    from helium.cli.rag import chat_message
+    from helium.cli.rag import chat_message, check_citations
     from helium.cli.session import open_driver, report
 
     settings = _settings(model, base_url, api_key, tool_calling, _approval(approve, auto_approve))
     with open_driver(settings, json_output=json_output) as driver:
         outcome = driver.start("chat", prompt, message=chat_message(driver, prompt))
+        check_citations(driver, outcome.answer)
         if outcome.status == "done":  # the session ended: its summary goes to memory
             save_session_summaries(driver, [outcome.run_id])
     raise typer.Exit(report(outcome, json_output))

@@ -18,6 +18,8 @@ from helium.config import Settings
 from helium.errors import HeliumError
 from helium.models import build_chat_model, describe_model_error, route_model
 from helium.rag.answer import RagAnswer, answer_question
+from helium.rag.catalog import FileCatalog
+from helium.rag.citations import find_citations
 from helium.rag.index import AddReport, open_rag_index
 from helium.rag.index import Progress as ProgressCallback
 from helium.rag.mentions import attach_mentions
@@ -112,6 +114,14 @@ def chat_message(driver: RunDriver, text: str) -> HumanMessage:
         err.print(f"[dim]context: {len(context.passages)} excerpt(s) from {', '.join(map(escape, context.files))}"
                   f"{f' ({indexed} file(s) indexed)' if indexed else ''}[/]")
     return context.message
+
+
+def check_citations(driver: RunDriver, answer: str) -> None:
+    """Warn about a chat answer's citations of indexed files that point outside them (the answer stands as
+    streamed; citations of files that are not indexed may be plain mentions, so they pass)."""
+    catalog = FileCatalog(driver.store.conn, driver.store.checkpointer.lock)
+    warn([f"invalid citation {c.label}: {c.reason}" for c in find_citations(answer, catalog)
+          if not c.valid and catalog.get(c.path) is not None])
 
 
 def _print_report(report: AddReport) -> None:

@@ -14,7 +14,7 @@ from rich.markup import escape
 from helium.cli import views
 from helium.cli.driver import RunDriver
 from helium.cli.memory import save_session_summaries
-from helium.cli.rag import chat_message
+from helium.cli.rag import chat_message, check_citations
 from helium.cli.research import start_research
 from helium.cli.session import approval_mode, open_driver, report, run_skill, thread_config
 from helium.config import Settings
@@ -83,6 +83,7 @@ def _send(driver: RunDriver, current: RunRecord | None, text: str) -> RunRecord:
         if graph.get_state(thread_config(current.id)).next:
             driver.drive(current, None)
         outcome = driver.drive(current, {"messages": [message]})
+    check_citations(driver, outcome.answer)
     report(outcome, json_output=False)
     return driver.store.runs.get(outcome.run_id)
 

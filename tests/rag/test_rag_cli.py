@@ -85,12 +85,15 @@ def test_at_mentions_and_search_files_in_run_chat(rag_cli: Cli, project: Path,
     model_server.add_turns([
         {"tool_calls": [{"id": "call_1", "name": "search_files",
                          "arguments": {"query": "what is the demo", "paths": ["README.md"]}}]},
-        {"content": "greet builds a greeting [src/app.py:1-2]; the project is a demo [README.md:1-3]."},
+        {"content": "greet builds a greeting [src/app.py:1-2]; the project is a demo [README.md:1-3]; "
+                    "see also [src/app.py:7-9] and main.py:4."},
     ])
     result = rag_cli.run("run", "chat", "explain @src/app.py, not @src/gone.py; mail me@example.com")
     assert result.returncode == 0, result.stderr
-    assert result.stderr.count("warning:") == 1
+    assert result.stderr.count("warning:") == 2  # main.py is not indexed: a plain mention, not flagged
     assert "warning: @src/gone.py: no such file, directory or glob match" in result.stderr
+    assert "warning: invalid citation src/app.py:7-9: src/app.py has 2 lines; 7-9 is not a range of it" \
+        in result.stderr
     sent = user_text(model_server.requests[0])
     assert sent.startswith("explain @src/app.py, not @src/gone.py; mail me@example.com\n\n<context>")
     assert "[src/app.py:1-2] (def greet)\ndef greet(name):" in sent
