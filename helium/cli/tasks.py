@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
@@ -17,6 +18,9 @@ from helium.errors import HeliumError
 from helium.runner import AgentRunner, BatchResult, ParallelRunner, discover_tasks
 from helium.runner.batch import unfinished_trial_dirs
 from helium.runner.trial import TrialRecord
+
+if TYPE_CHECKING:
+    from helium.viewer import ViewerHandle
 
 EXIT_ALL_PASSED, EXIT_NOT_ALL_PASSED, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -49,16 +53,16 @@ def run_task(settings: Settings, path: Path, output_dir: Path, provider: str, ag
     return EXIT_ALL_PASSED if record.result.success else EXIT_NOT_ALL_PASSED
 
 
-def _linger(viewer: object, err: Console) -> None:
+def _linger(viewer: ViewerHandle, err: Console) -> None:
     """On a terminal the viewer stays up after the trial until Enter (or Ctrl-C); in scripts it stops at once."""
     try:
         if sys.stdin.isatty():
-            err.print(f"the viewer stays at {viewer.url}; press Enter to stop it", markup=False)  # type: ignore[attr-defined]
+            err.print(f"the viewer stays at {viewer.url}; press Enter to stop it", markup=False)
             sys.stdin.readline()
     except KeyboardInterrupt:
         pass
     finally:
-        viewer.stop()  # type: ignore[attr-defined]
+        viewer.stop()
 
 
 def _report_trial(record: TrialRecord, err: Console) -> None:
@@ -69,7 +73,8 @@ def _report_trial(record: TrialRecord, err: Console) -> None:
               + f" · {result.duration:.1f}s · {len(result.trajectory)} tool calls")
     if result.error:
         err.print(f"error: {result.error}", markup=False)
-    err.print(f"[dim]output {escape(str(result.output_dir))} · run {record.run_id} (helium history {record.run_id})[/]")
+    err.print(f"[dim]output {escape(str(result.output_dir))} · run {record.run_id} "
+              f"(helium history {record.run_id})[/]")
 
 
 def run_batch(settings: Settings, directory: Path | None, *, n_concurrent: int | None, attempts: int, pattern: str,

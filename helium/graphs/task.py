@@ -35,9 +35,10 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStat
 
 def build_context(settings: Settings, store: ProjectStore, run: RunRecord, approval: ApprovalMode) -> AgentContext:
     """A trial's sandbox is gone once its process stops, so a trial is re-run whole, not resumed step by step."""
-    where = run.extra.get("batch_dir") or run.extra.get("output_dir") or "OUTPUT_DIR"
-    raise HeliumError(f"run {run.id} is a task trial; its sandbox ended with it, so it cannot be resumed here: "
-                      f"re-run it with `helium task batch --resume {where}` or `helium task run {run.extra.get('task_path', 'TASK')}`")
+    again = (f"helium task batch --resume {run.extra['batch_dir']}" if run.extra.get("batch_dir")
+             else f"helium task run {run.extra.get('task_path', 'TASK')}")
+    raise HeliumError(f"run {run.id} is a task trial; its sandbox ended with it, so it cannot be resumed: "
+                      f"run it again with `{again}`")
 
 
 def task_tools(environment: Environment) -> list[BaseTool]:

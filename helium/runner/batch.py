@@ -14,7 +14,7 @@ import inspect
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -117,15 +117,17 @@ class ParallelRunner:
     @classmethod
     def resume(cls, batch_dir: str | Path, *, n_concurrent: int | None = None, quiet: bool = False,
                on_complete: OnComplete | None = None, settings: Settings | None = None) -> ParallelRunner:
-        """The runner of an earlier batch, to finish the trials it did not (tasks, agent, model from batch.json)."""
+        """The runner of an earlier batch, to finish the trials it did not (tasks, attempts, agent, model and
+        provider from its batch.json; `settings` give the rest, such as the endpoint and key)."""
         folder = Path(batch_dir)
         plan = read_json(folder / BATCH_FILE)
         if plan is None:
             raise HeliumError(f"{folder}: not a batch folder (no readable {BATCH_FILE}); give the folder "
                               "`helium task batch` printed")
+        settings = replace(settings, model=plan["model"]) if settings else load_settings(model=plan["model"])
         runner = cls(plan["tasks"], n_concurrent or plan["n_concurrent"], plan["model"], plan["provider"],
                      folder.parent, quiet, on_complete, attempts=plan["attempts"], agent=plan["agent"],
-                     settings=settings or load_settings(model=plan["model"]))
+                     settings=settings)
         runner.batch_dir = folder.resolve()
         runner._resuming = True
         return runner
