@@ -102,3 +102,16 @@ def test_at_mentions_and_search_files_in_run_chat(rag_cli: Cli, project: Path,
     assert "greet builds a greeting [src/app.py:1-2]" in result.stdout
     [run] = json.loads(rag_cli.run("runs", "--json").stdout)
     assert run["title"] == "explain @src/app.py, not @src/gone.py; mail me@example.com"
+
+
+def test_at_mentions_in_the_repl(rag_cli: Cli, project: Path, model_server: ScriptedOpenAIServer) -> None:
+    (project / "docs").mkdir()
+    (project / "docs" / "guide.md").write_text("# Guide\n\n## Deploy\n\nRun make deploy.\n")
+    model_server.add_turns([{"content": "Run make deploy [docs/guide.md:1-5]."}, {"content": "Bye."}])
+    result = rag_cli.run("chat", input="how do I deploy? @docs/*.md\nthanks, no mention this time\n")
+    assert result.returncode == 0, result.stderr
+    first, second = (user_text(r) for r in model_server.requests[:2])
+    assert first.startswith("how do I deploy? @docs/*.md\n\n<context>") and "[docs/guide.md:1-5]" in first
+    later = [m["content"] for m in model_server.requests[1]["messages"] if m["role"] == "user"]
+    assert later[-1] == "thanks, no mention this time" and second == first  # the context stays in the history
+    assert "Run make deploy [docs/guide.md:1-5]." in result.stdout
