@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
@@ -77,12 +77,15 @@ def create_app(settings: Settings, *, port: int, loopback_only: bool = True,
     async def refused(request: Request, exc: Refused) -> Response:
         return templates.TemplateResponse(request, "error.html", {"message": f"refused: {exc}"}, status_code=403)
 
+    def runs_context(store: ProjectStore, flow: str, status: str) -> dict[str, Any]:
+        return {"runs": pages.list_runs(store, flow, status), "flows": pages.flows_in(store),
+                "statuses": pages.STATUSES, "flow": flow, "status": status, "reward_of": pages.reward_of,
+                "query": urlencode({k: v for k, v in (("flow", flow), ("status", status)) if v}),
+                "version": pages.runs_version(store)}
+
     @app.get("/", response_class=HTMLResponse)
     def runs_page(request: Request, store: Store, flow: str = "", status: str = "") -> Response:
-        runs = pages.list_runs(store, flow, status)
-        return templates.TemplateResponse(request, "runs.html", {
-            "runs": runs, "flows": pages.flows_in(store), "statuses": pages.STATUSES, "flow": flow,
-            "status": status, "reward_of": pages.reward_of})
+        return templates.TemplateResponse(request, "runs.html", runs_context(store, flow, status))
 
     def run_context(store: ProjectStore, run_id: str, every_step: bool) -> dict[str, Any]:
         view = pages.run_view(store, settings, run_id, timeline, every_step=every_step)
@@ -106,8 +109,17 @@ def create_app(settings: Settings, *, port: int, loopback_only: bool = True,
         except BaseException:
             store.close()
             raise
-        return StreamingResponse(_changes(request, store, run.id, stopping), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        return _event_stream(request, store, lambda: pages.run_version(store, run.id), stopping)
+
+    @app.get("/runs-body", response_class=HTMLResponse)
+    def runs_body(request: Request, store: Store, flow: str = "", status: str = "") -> Response:
+        """The runs table; the live list fetches it whenever a run starts or changes status."""
+        return templates.TemplateResponse(request, "runs_body.html", runs_context(store, flow, status))
+
+    @app.get("/events")
+    async def runs_events(request: Request) -> StreamingResponse:
+        store = await run_in_threadpool(ProjectStore, settings.db_path)
+        return _event_stream(request, store, lambda: pages.runs_version(store), stopping)
 
     @app.post("/runs/{run_id}/approve")
     async def approve(request: Request, run_id: str) -> Response:
@@ -141,12 +153,20 @@ Store = Annotated[ProjectStore, Depends(open_store)]
 EveryStep = Annotated[bool, Query(alias="all", description="Show every checkpoint, not only the newest.")]
 
 
-async def _changes(request: Request, store: ProjectStore, run_id: str, stopping: threading.Event) -> AsyncIterator[str]:
-    """Server-sent events: `change` with the run's version whenever it changes (the page then fetches its body)."""
+def _event_stream(request: Request, store: ProjectStore, version: Callable[[], str],
+                  stopping: threading.Event) -> StreamingResponse:
+    return StreamingResponse(_changes(request, store, version, stopping), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+async def _changes(request: Request, store: ProjectStore, version_of: Callable[[], str],
+                   stopping: threading.Event) -> AsyncIterator[str]:
+    """Server-sent events: `change` with the page's version whenever it changes (the page then fetches its body);
+    `store` is this stream's own connection, closed when the page goes away or the viewer stops."""
     last, quiet = None, 0.0
     try:
         while not stopping.is_set() and not await request.is_disconnected():
-            version = await run_in_threadpool(pages.run_version, store, run_id)
+            version = await run_in_threadpool(version_of)
             if version != last:
                 yield f"event: change\ndata: {json.dumps(version)}\n\n"
                 last, quiet = version, 0.0

@@ -57,6 +57,12 @@ def list_runs(store: ProjectStore, flow: str | None, status: str | None) -> list
     return [r for r in runs if not status or r.status == status]
 
 
+def runs_version(store: ProjectStore) -> str:
+    """Changes whenever the runs list would: a run added, or any run's status or usage updated."""
+    runs = store.runs.list()  # also marks runs whose process died as interrupted
+    return f"{len(runs)}|{max((r.updated for r in runs), default=0)}|{sum(r.status == 'running' for r in runs)}"
+
+
 def flows_in(store: ProjectStore) -> list[str]:
     return sorted({r.flow for r in store.runs.list()})
 

@@ -71,6 +71,13 @@ def test_live_run_is_approved_from_the_page(viewed: ViewedProject, tmp_path: Pat
 
             page.goto(viewed.viewer.url + "/")
             expect(page.locator(f'tr[data-run="{run_id}"]')).to_contain_text("done")
+            page.evaluate("window.__loaded_once = true")
+            viewed.model.add_turns([{"content": "Hello again.", "delay": 1.0}])
+            second = viewed.cli.popen("run", "chat", "a second run")
+            expect(page.locator("#runs")).to_contain_text("a second run", timeout=30_000)  # the list is live too
+            expect(page.locator("#runs tr", has_text="a second run")).to_contain_text("done", timeout=30_000)
+            assert page.evaluate("window.__loaded_once") is True
+            assert second.wait(timeout=30) == 0
             assert (viewed.root / "hello.txt").read_text() == "hello from the browser\n"
             assert viewed.run(run_id)["status"] == "done"
         finally:

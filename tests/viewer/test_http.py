@@ -73,10 +73,10 @@ def test_long_timelines_show_the_newest_steps_and_all_on_request(viewed: ViewedP
     monkeypatch.setattr(pages, "TIMELINE_LIMIT", 3)
     page = viewed.http.get(f"/runs/{finished}").text
     assert re.findall(r'data-checkpoint="([^"]+)"', page) == history[-3:]
-    assert 'id="all-steps"' in page and 'data-query=""' in page
+    assert 'id="all-steps"' in page and f'data-body="/runs/{finished}/body"' in page
     everything = viewed.http.get(f"/runs/{finished}", params={"all": "1"}).text
     assert re.findall(r'data-checkpoint="([^"]+)"', everything) == history  # the same rows as `helium history`
-    assert 'id="all-steps"' not in everything and 'data-query="all=1"' in everything
+    assert 'id="all-steps"' not in everything and f'data-body="/runs/{finished}/body?all=1"' in everything
     body = viewed.http.get(f"/runs/{finished}/body", params={"all": "1"}).text  # what the live page fetches
     assert re.findall(r'data-checkpoint="([^"]+)"', body) == history
 
@@ -156,6 +156,11 @@ def test_live_events_announce_changes(viewed: ViewedProject, finished: str) -> N
         assert next(lines) == "event: change"
         assert next(lines).startswith('data: "done|')
     assert viewed.http.get("/runs/nosuchrun/events").status_code == 404
+    with viewed.http.stream("GET", "/events") as stream:  # the runs list's stream
+        lines = stream.iter_lines()
+        assert next(lines) == "event: change" and next(lines).startswith(f'data: "{len(viewed.runs())}|')
+    table = viewed.http.get("/runs-body", params={"status": "done"}).text  # what the live list fetches
+    assert finished in table and "waiting-approval" not in table
 
 
 def test_secrets_in_run_options_are_never_shown_and_task_and_research_outputs_are(viewed: ViewedProject) -> None:
@@ -207,7 +212,7 @@ def test_helium_view_serves_on_loopback_and_refuses_other_hosts_without_the_flag
     try:
         line = proc.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+", line).group(0)  # loopback by default
-        assert "<h1>Runs</h1>" in httpx.get(url + "/").text
+        assert "<h1>Runs" in httpx.get(url + "/").text
     finally:
         proc.send_signal(signal.SIGINT)
         rest, stderr = proc.communicate(timeout=15)

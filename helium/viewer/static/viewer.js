@@ -1,32 +1,22 @@
-// Live run page: a server-sent event says the run changed; fetch the page body again and swap it in.
-// No reload: open <details> stay open, and a fork message being typed is not thrown away.
+// Live pages: a server-sent event says what the page shows changed; fetch the page's body again and swap it
+// in. No reload: open <details> stay open, and a fork message being typed is not thrown away.
 (function () {
   "use strict";
-  const body = document.getElementById("run-body");
-  if (!body || !window.EventSource) return;
-  const runId = body.dataset.run;
+  const live = document.getElementById("live");
+  if (!live || !window.EventSource) return;
   const state = document.getElementById("live-state");
-  let version = body.dataset.version;
+  let version = live.dataset.version;
   let fetching = false;
   let wanted = null;
 
   function typing() {
     const active = document.activeElement;
-    return active && body.contains(active) && active.tagName === "TEXTAREA" && active.value !== "";
+    return active && live.contains(active) && active.tagName === "TEXTAREA" && active.value !== "";
   }
 
-  function openDetails() {
-    return Array.from(body.querySelectorAll("details[open]")).map(function (d) {
-      const row = d.closest("[data-checkpoint]");
-      return (row ? row.dataset.checkpoint : "") + "|" + (d.className || "changes");
-    });
-  }
-
-  function reopen(keys) {
-    body.querySelectorAll("details").forEach(function (d) {
-      const row = d.closest("[data-checkpoint]");
-      if (keys.indexOf((row ? row.dataset.checkpoint : "") + "|" + (d.className || "changes")) >= 0) d.open = true;
-    });
+  function detailsKey(d) {
+    const row = d.closest("[data-checkpoint]");
+    return (row ? row.dataset.checkpoint : "") + "|" + (d.className || "changes");
   }
 
   async function refresh() {
@@ -34,15 +24,16 @@
     if (typing()) { setTimeout(refresh, 1000); return; }
     fetching = true;
     try {
-      const query = body.dataset.query ? "?" + body.dataset.query : "";
-      const response = await fetch("/runs/" + runId + "/body" + query, {cache: "no-store"});
+      const response = await fetch(live.dataset.body, {cache: "no-store"});
       if (response.ok) {
-        const keep = openDetails();
-        body.innerHTML = await response.text();
-        reopen(keep);
+        const open = Array.from(live.querySelectorAll("details[open]")).map(detailsKey);
+        live.innerHTML = await response.text();
+        live.querySelectorAll("details").forEach(function (d) {
+          if (open.indexOf(detailsKey(d)) >= 0) d.open = true;
+        });
         const marker = document.getElementById("body-version");
         version = marker ? marker.dataset.version : wanted;
-        body.dataset.version = version;
+        live.dataset.version = version;
       }
     } finally {
       fetching = false;
@@ -50,7 +41,7 @@
     if (wanted !== version) setTimeout(refresh, 200);
   }
 
-  const events = new EventSource("/runs/" + runId + "/events");
+  const events = new EventSource(live.dataset.events);
   events.addEventListener("change", function (event) {
     wanted = JSON.parse(event.data);
     refresh();
