@@ -18,6 +18,7 @@ from helium.cli.driver import RunDriver, RunOutcome, summarise_args
 from helium.config import ApprovalMode, Settings
 from helium.errors import HeliumError
 from helium.graphs import flow_module
+from helium.graphs.research_steps import describe_research_step
 from helium.memory.recall import describe_recalled
 from helium.skills import load_skills
 from helium.state.runs import RunRecord
@@ -211,6 +212,9 @@ def describe_step(previous: StateSnapshot | None, snap: StateSnapshot, node: str
     old = len(previous.values.get("messages", [])) if previous else 0
     new_messages = snap.values.get("messages", [])[old:]
     parts = [_message_line(m) for m in new_messages]
+    research = describe_research_step(node.split(",")[0], previous.values if previous else {}, snap.values)
+    if research:
+        parts.insert(0, research)
     if node == "gate":
         decisions = snap.values.get("decisions", {})
         approved = sum(d["approved"] for d in decisions.values())

@@ -92,6 +92,10 @@ def test_research_writes_a_cited_report_and_catches_a_planted_bad_citation(
     history = json.loads(cli.run("history", run["id"], "--json").stdout)
     nodes = [step["node"] for step in history]
     assert nodes.count("reflect") == 2 and nodes[-1] == "write"
+    summaries = [step["summary"] for step in history]
+    assert "search (round 2): 2 searches, 2 hits, 0 failed" in summaries
+    assert "reflect: another round: rustc lint levels allow warn deny" in summaries
+    assert "verify: 4 of 6 citations verified" in summaries
 
 
 def test_kill_9_during_fetch_then_resume_fetches_no_page_twice(
