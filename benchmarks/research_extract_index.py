@@ -59,7 +59,8 @@ def main() -> None:
         table.add_column(column)
     table.add_row("extract (trafilatura: text, title, author, date)", f"{extract_s * 1000:.0f} ms",
                   f"{len(pages) / extract_s:.1f} pages/s")
-    table.add_row("chunk (sentences, ~700 characters)", f"{chunk_s * 1000:.1f} ms", f"{len(chunks) / chunk_s:,.0f} chunks/s")
+    table.add_row("chunk (sentences, ~700 characters)", f"{chunk_s * 1000:.1f} ms",
+                  f"{len(chunks) / chunk_s:,.0f} chunks/s")
     table.add_row("index (embed with MiniLM on the CPU + Chroma upsert)", f"{index_s * 1000:.0f} ms",
                   f"{len(chunks) / index_s:.0f} chunks/s")
     table.add_row("embedding model load (once per process)", f"{load_s:.1f} s", "-")

@@ -16,7 +16,6 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from langgraph.graph import END, START, StateGraph
-from langgraph.runtime import Runtime
 from rich.console import Console
 from rich.table import Table
 
@@ -111,7 +110,8 @@ def main() -> None:
         best = statistics.median(fan[research.fetch_concurrency])
         default = " (default)" if research == ResearchSettings() else ""
         table.add_row(f"research graph: Send per URL, {research.fetch_concurrency} at once{default}, "
-                      f"{research.fetch_per_host} per host", f"{best:.2f} s", f"{PAGES / best:.1f}", f"{seq / best:.1f}x")
+                      f"{research.fetch_per_host} per host", f"{best:.2f} s", f"{PAGES / best:.1f}",
+                      f"{seq / best:.1f}x")
     Console().print(table)
     Console().print("target: at least 8x faster than one by one")
 

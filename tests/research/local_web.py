@@ -13,7 +13,6 @@ import json
 import math
 import re
 import threading
-import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path

@@ -24,7 +24,8 @@ def test_the_same_page_spelled_differently_normalises_to_one_url(raw: str, norma
 
 
 def test_a_duckduckgo_redirect_unwraps_to_its_target() -> None:
-    assert unwrap_redirect("https://duckduckgo.com/l/?uddg=https%3A%2F%2Fa.example%2Fx%3Fq%3D1") == "https://a.example/x?q=1"
+    wrapped = "https://duckduckgo.com/l/?uddg=https%3A%2F%2Fa.example%2Fx%3Fq%3D1"
+    assert unwrap_redirect(wrapped) == "https://a.example/x?q=1"
     assert unwrap_redirect("https://a.example/x") == "https://a.example/x"
 
 

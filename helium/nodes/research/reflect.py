@@ -45,10 +45,7 @@ def reflect(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict:
     emit("stage", stage="reflect", round=round_)
     ids = list(dict.fromkeys(c["id"] for e in state["evidence"] for c in e["chunks"]))
     texts = {hit.id: hit.text for hit in ctx.vectors.get(ctx.collection, ids=ids)} if ids else {}
-    coverage = "\n".join(
-        f"- {e['question']}\n" + ("\n".join(f"  * ({c['score']:.2f}) {' '.join(texts.get(c['id'], '').split())[:EXCERPT_CHARS]}"
-                                            for c in e["chunks"]) or "  * nothing found")
-        for e in state["evidence"])
+    coverage = "\n".join(f"- {e['question']}\n" + _excerpts(e, texts) for e in state["evidence"])
     prompt = REFLECT_PROMPT.format(round=round_, max_rounds=max_rounds, question=question_of(state), coverage=coverage)
     reflection, usage = ask_structured(ctx.model, prompt, Reflection, "reflection")
     asked = {r["query"].lower() for r in state.get("searches", [])}
@@ -58,3 +55,9 @@ def reflect(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict:
     if reflection.enough or not follow_ups:
         return {"usage": usage}
     return {"usage": usage, "round": round_ + 1, "queries": follow_ups}
+
+
+def _excerpts(evidence: Evidence, texts: dict[str, str]) -> str:
+    lines = [f"  * ({c['score']:.2f}) {' '.join(texts.get(c['id'], '').split())[:EXCERPT_CHARS]}"
+             for c in evidence["chunks"]]
+    return "\n".join(lines) or "  * nothing found"
