@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Cli
-from tests.rag.conftest import DOCS
+from tests.rag.conftest import DOCS, make_pdf
 from tests.support.scripted_openai import ScriptedOpenAIServer
 
 pytestmark = pytest.mark.e2e
@@ -24,6 +24,8 @@ def test_add_list_ask_and_remove(rag_cli: Cli, project: Path, model_server: Scri
     for name in ("rich.md", "httpx.md"):
         shutil.copy(DOCS / name, project / "docs" / name)
     (project / "docs" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    make_pdf(project / "docs" / "manual.pdf", ["Rich manual, page one.", "Install rich with pip on page two."])
+    shutil.copy(DOCS / "zlib_how.html", project / "docs" / "zlib_how.html")
 
     nothing = rag_cli.run("rag", "ask", "anything?")
     assert nothing.returncode == 1 and nothing.stderr.strip() == \
@@ -32,29 +34,33 @@ def test_add_list_ask_and_remove(rag_cli: Cli, project: Path, model_server: Scri
     added = rag_cli.run("rag", "add", "docs", "README.md", "--json")
     assert added.returncode == 0, added.stderr
     report = json.loads(added.stdout)
-    assert {o["path"] for o in report["indexed"]} == {"docs/rich.md", "docs/httpx.md", "README.md"}
+    assert {o["path"] for o in report["indexed"]} == {"docs/rich.md", "docs/httpx.md", "README.md",
+                                                      "docs/manual.pdf", "docs/zlib_how.html"}
     assert report["skipped"] == [{"path": "docs/logo.png", "status": "skipped", "chunks": 0, "reason": "binary file"}]
 
     again = rag_cli.run("rag", "add", "docs", "missing/")
     assert again.returncode == 1 and "Traceback" not in again.stderr
-    assert "indexed 0 file(s) (0 chunks), 2 unchanged, 1 skipped, 0 removed" in again.stdout
+    assert "indexed 0 file(s) (0 chunks), 4 unchanged, 1 skipped, 0 removed" in again.stdout
     assert "docs/logo.png" in again.stdout and "binary file" in again.stdout
     assert "missing/: no such file, directory or glob match" in again.stderr
 
     listed = json.loads(rag_cli.run("rag", "list", "--json").stdout)
-    assert {f["path"]: (f["kind"], f["unit"]) for f in listed} == {
-        "README.md": ("markdown", "line"), "docs/httpx.md": ("markdown", "line"), "docs/rich.md": ("markdown", "line")}
+    assert {f["path"]: (f["kind"], f["unit"], f["extent"]) for f in listed if f["path"].endswith((".pdf", ".html"))} \
+        == {"docs/manual.pdf": ("pdf", "page", 2), "docs/zlib_how.html": ("html", "line", 327)}
+    assert {f["path"]: f["kind"] for f in listed if f["path"].endswith(".md")} == {
+        "README.md": "markdown", "docs/httpx.md": "markdown", "docs/rich.md": "markdown"}
     rich_lines = next(f["extent"] for f in listed if f["path"] == "docs/rich.md")
     assert "indexed files" in rag_cli.run("rag", "list").stdout
 
-    model_server.add_turns([{"content": f"Run pip install rich [docs/rich.md:46-58]. Invented: "
-                                        f"[docs/rich.md:{rich_lines + 1}-{rich_lines + 9}]."}])
+    model_server.add_turns([{"content": f"Run pip install rich [docs/rich.md:46-58] [docs/manual.pdf:p2]. "
+                                        f"Invented: [docs/rich.md:{rich_lines + 1}-{rich_lines + 9}]."}])
     asked = rag_cli.run("rag", "ask", "How do I install Rich?", "-k", "3", "--json")
     assert asked.returncode == 0, asked.stderr
     answer = json.loads(asked.stdout)
     assert len(answer["sources"]) == 3 and answer["sources"][0]["label"] == "docs/rich.md:46-58"
     assert answer["invalid_citations"] == [f"docs/rich.md:{rich_lines + 1}-{rich_lines + 9}"]
-    assert [c["valid"] for c in answer["citations"]] == [True, False]
+    assert [(c["label"], c["valid"]) for c in answer["citations"]][:2] == [("docs/rich.md:46-58", True),
+                                                                            ("docs/manual.pdf:p2", True)]
     assert f"[docs/rich.md:{rich_lines + 1}-{rich_lines + 9} (invalid citation)]" in answer["answer"]
     assert f"invalid citation docs/rich.md:{rich_lines + 1}-{rich_lines + 9}: docs/rich.md has {rich_lines} lines" \
         in asked.stderr
@@ -64,7 +70,7 @@ def test_add_list_ask_and_remove(rag_cli: Cli, project: Path, model_server: Scri
     removed = rag_cli.run("rag", "remove", "docs/httpx.md", "nope.md")
     assert removed.returncode == 1
     assert "removed 1 file(s) from the index" in removed.stdout and "nope.md: not in the index" in removed.stderr
-    assert [f["path"] for f in json.loads(rag_cli.run("rag", "list", "--json").stdout)] == ["README.md", "docs/rich.md"]
+    assert "docs/httpx.md" not in {f["path"] for f in json.loads(rag_cli.run("rag", "list", "--json").stdout)}
 
 
 def test_ask_prints_the_answer_and_its_sources(rag_cli: Cli, project: Path,
