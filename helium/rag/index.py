@@ -24,7 +24,7 @@ from helium.rag.prompts import EXCERPT
 from helium.state.store import ProjectStore
 from helium.state.vectors import VectorStore, open_vector_store
 from helium.tools.files import SKIPPED_DIRS
-from helium.tools.workspace import Workspace
+from helium.tools.workspace import Workspace, WorkspaceEscapeError
 
 if TYPE_CHECKING:
     from helium.config import Settings
@@ -88,6 +88,7 @@ class _Selection:
     gone: list[str] = field(default_factory=list)
     """Indexed paths under the named directories and globs whose files no longer exist."""
     missing: list[str] = field(default_factory=list)
+    refused: list[FileOutcome] = field(default_factory=list)
 
 
 def citation_label(path: str, unit: str, start: int, end: int) -> str:
@@ -157,15 +158,26 @@ class RagIndex:
                 selection.gone.append(self.key(path))
             else:
                 selection.missing.append(spec)
-        selection.files = list(dict.fromkeys(selection.files))
+        selection.files = [f for f in dict.fromkeys(selection.files) if not self._escapes(f, selection)]
         selection.gone = list(dict.fromkeys(selection.gone))
         return selection
+
+    def _escapes(self, path: Path, selection: _Selection) -> bool:
+        """In a confined index, a file whose real path is outside the workspace (a symlink) is refused."""
+        if not self.confined:
+            return False
+        try:
+            self.workspace.resolve(path)
+        except WorkspaceEscapeError:
+            selection.refused.append(FileOutcome(self.key(path), "skipped", reason="links outside the workspace"))
+            return True
+        return False
 
     # -- indexing -----------------------------------------------------------------------------------------
     def add(self, specs: Sequence[str], progress: Progress | None = None) -> AddReport:
         """Index what the paths name: new and changed files are chunked and embedded, unchanged ones kept."""
         selection = self.select(specs)
-        report = AddReport(missing=selection.missing)
+        report = AddReport(outcomes=list(selection.refused), missing=selection.missing)
         for key in selection.gone:
             self._drop(key)
             report.outcomes.append(FileOutcome(key, "removed"))

@@ -86,6 +86,12 @@ def test_a_confined_index_refuses_paths_outside_the_workspace(workspace: Path, t
             confined.add(["../outside.md"])
         with pytest.raises(WorkspaceEscapeError):
             confined.add([str(tmp_path / "*.md")])
+        (workspace / "notes").mkdir()
+        (workspace / "notes" / "inside.md").write_text("inside\n")
+        (workspace / "notes" / "sneaky.md").symlink_to(tmp_path / "outside.md")
+        report = confined.add(["notes"])
+        assert {(o.path, o.status, o.reason) for o in report.outcomes} == {
+            ("notes/inside.md", "indexed", ""), ("notes/sneaky.md", "skipped", "links outside the workspace")}
     finally:
         store.close()
 
