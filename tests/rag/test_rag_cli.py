@@ -121,3 +121,11 @@ def test_at_mentions_in_the_repl(rag_cli: Cli, project: Path, model_server: Scri
     later = [m["content"] for m in model_server.requests[1]["messages"] if m["role"] == "user"]
     assert later[-1] == "thanks, no mention this time" and second == first  # the context stays in the history
     assert "Run make deploy [docs/guide.md:1-5]." in result.stdout
+
+
+def test_rag_commands_have_help_with_examples(rag_cli: Cli) -> None:
+    assert "rag" in rag_cli.run("--help").stdout
+    for command in ([], ["add"], ["ask"], ["list"], ["remove"]):
+        result = rag_cli.run("rag", *command, "--help")
+        assert result.returncode == 0 and "Examples" in result.stdout, command
+    assert rag_cli.run("rag", "add").returncode == 2  # paths are required: typer's usage error
