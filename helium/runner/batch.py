@@ -24,7 +24,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from helium.config import Settings, load_settings
-from helium.errors import HeliumError
+from helium.environments import PROVIDERS
+from helium.errors import ConfigError, HeliumError
+from helium.runner.agents import agent_model
 from helium.runner.output import CONFIG_FILE, RESULT_FILE, read_json, write_json
 from helium.runner.task import TASK_FILE, load_task
 from helium.runner.trial import DEFAULT_MODEL, AgentRunner, RunResult
@@ -133,8 +135,13 @@ class ParallelRunner:
         return runner
 
     async def run(self) -> BatchResult:
+        """Run the trials that have no result yet; bad input (a malformed task, an unknown agent or provider, a
+        model that cannot be built) raises a HeliumError before the first trial starts."""
         for path in self.task_paths:
-            load_task(path)  # every task must load before the first trial starts
+            load_task(path)
+        agent_model(self.agent, self.settings, timeout_sec=1)
+        if self.provider not in PROVIDERS:
+            raise ConfigError(f"unknown environment provider {self.provider!r}; choose one of {', '.join(PROVIDERS)}")
         started = time.monotonic()
         if not self._resuming:
             self.batch_dir.mkdir(parents=True, exist_ok=False)

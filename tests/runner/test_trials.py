@@ -239,3 +239,13 @@ def test_watch_serves_the_viewer_while_the_trial_runs(settings: Settings, tmp_pa
     assert pages and pages[0].status_code == 200
     assert "watched" in pages[0].text  # the trial's run is listed while it runs
     assert runner.viewer_url is None
+
+
+def test_a_batch_checks_its_input_before_any_trial(settings: Settings, tmp_path: Path) -> None:
+    for options, message in [({"agent": "smart"}, "unknown agent 'smart'"),
+                             ({"provider": "moon", "agent": "oracle"}, "unknown environment provider 'moon'")]:
+        runner = ParallelRunner([TASKS / "create-hello-file"], output_dir=tmp_path / "out", quiet=True,
+                                settings=settings, **options)
+        with pytest.raises(HeliumError, match=message):
+            asyncio.run(runner.run())
+    assert not (tmp_path / "out").exists()
