@@ -12,6 +12,7 @@ import fnmatch
 import glob
 import hashlib
 import os
+import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -296,11 +297,30 @@ def _embedding_text(key: str, chunk: Chunk) -> str:
 
 
 def _walk(base: Path) -> list[Path]:
+    """The files under a directory: those git does not ignore when it is in a git work tree (so `rag add .`
+    leaves build output and the like alone), else every file outside the usual tool and cache folders."""
+    listed = _git_files(base)
+    if listed is not None:
+        return listed
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(base):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
         found.extend(Path(dirpath) / name for name in sorted(filenames))
     return found
+
+
+def _git_files(base: Path) -> list[Path] | None:
+    """Tracked and untracked-but-not-ignored files under `base`, or None outside a git work tree."""
+    try:
+        listed = subprocess.run(["git", "-C", str(base), "ls-files", "-z", "--cached", "--others",
+                                 "--exclude-standard"], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if listed.returncode != 0:
+        return None
+    names = sorted(name for name in listed.stdout.decode("utf-8", "surrogateescape").split("\0") if name)
+    return [base / name for name in names if not SKIPPED_DIRS.intersection(Path(name).parts[:-1])
+            and (base / name).is_file()]
 
 
 def _is_under(key: str, prefix: str) -> bool:

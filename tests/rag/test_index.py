@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,16 @@ def test_globs_directories_and_missing_paths(workspace: Path, index: RagIndex) -
     assert (removed, unmatched) == (["docs/deep/two.md"], ["docs/none.md"])
     assert index.remove(["docs/*.md"]) == (["docs/one.md"], [])
     assert index.vectors.count(COLLECTION) == 0
+
+
+def test_a_directory_in_a_git_work_tree_leaves_ignored_files_out(workspace: Path, index: RagIndex) -> None:
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    (workspace / ".gitignore").write_text("build/\n*.log\n")
+    (workspace / "build").mkdir()
+    (workspace / "build" / "out.md").write_text("generated\n")
+    (workspace / "debug.log").write_text("noise\n")
+    (workspace / "kept.md").write_text("# Kept\n\nsource text\n")
+    assert statuses(index.add(["."])) == {".gitignore": "indexed", "kept.md": "indexed"}
 
 
 def test_a_confined_index_refuses_paths_outside_the_workspace(workspace: Path, tmp_path: Path) -> None:
