@@ -4,6 +4,7 @@ and `helium memory list|search|forget|export` as subprocesses with their exit co
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -53,16 +54,15 @@ def test_a_fact_remembered_in_one_run_is_in_the_prompt_of_the_next(memory_cli: C
     [extraction] = [r for r in model_server.requests if EXTRACT in system_prompt(r)]
     assert extraction["response_format"]["type"] == "json_schema"  # structured output, validated on return
     assert extraction["messages"][-1]["content"] == "I prefer tabs over spaces"
-    assert "memory: saved a summary of run" in first.stderr
-    first_id = runs_json(memory_cli)[0]["id"]
+    first_id = re.search(r"memory: saved a summary of run (\w+)", first.stderr)[1]  # type: ignore[index]
 
     model_server.add_turns([{"content": "Use tabs."}, {"when": SUMMARISE, "content": "Asked about indentation."}])
-    second = memory_cli.run("run", "chat", "should I indent with tabs or spaces?")  # a new process
+    second = memory_cli.run("run", "chat", "should I indent with tabs or spaces?", "--json")  # a new process
     assert second.returncode == 0, second.stderr
     prompt = system_prompt(chat_requests(model_server)[-1])
     assert "- [1] I prefer tabs over spaces" in prompt
     assert f"(run {first_id}) The user said they prefer tabs over spaces." in prompt
-    second_id = runs_json(memory_cli)[0]["id"]
+    second_id = json.loads(second.stdout)["run_id"]
 
     shown = memory_cli.run("show", second_id)
     assert "memory: 1 fact(s) ([1] I prefer tabs over spaces), 1 summary(ies) of runs " + first_id in shown.stdout
@@ -72,7 +72,7 @@ def test_a_fact_remembered_in_one_run_is_in_the_prompt_of_the_next(memory_cli: C
     assert any(s["node"] == "model" and "memory: 1 fact(s)" in s["summary"] for s in history)
 
     model_server.add_turns([{"content": "It is sunny."}, {"when": SUMMARISE, "content": "Weather."}])
-    assert memory_cli.run("run", "chat", "what is the weather in Paris").returncode == 0
+    assert memory_cli.run("run", "chat", "what is the weather in Paris", "--json").returncode == 0
     unrelated = system_prompt(chat_requests(model_server)[-1])
     assert "I prefer tabs" not in unrelated  # below the similarity threshold
     assert "Asked about indentation." in unrelated  # recent summaries come along regardless
