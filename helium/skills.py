@@ -14,7 +14,7 @@ in meaning to a skill's description (cosine similarity of their embeddings at or
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -80,18 +80,14 @@ class SkillCatalog:
         return sorted((s for s in self.skills.values() if s.type == "contextual"), key=lambda s: s.name)
 
 
-def relevant_skills(skills: Sequence[Skill], message_vector: Sequence[float],
-                    embed: Callable[[Sequence[str]], list[list[float]]], threshold: float,
-                    limit: int = 3) -> list[tuple[Skill, float]]:
-    """The contextual skills whose description is close enough in meaning to the message, closest first.
-
-    Vectors are unit length (the project's embedder normalises them), so similarity is a dot product.
+def relevant_skills(skills: Sequence[Skill], description_vectors: Sequence[Sequence[float]],
+                    message_vector: Sequence[float], threshold: float, limit: int = 3) -> list[tuple[Skill, float]]:
+    """The contextual skills whose description (embedded as `description_vectors`) is close enough in meaning
+    to the message, closest first.  Vectors are unit length (the project's embedder normalises them), so
+    similarity is a dot product.
     """
-    if not skills:
-        return []
-    vectors = embed([s.description for s in skills])
     scored = [(skill, sum(a * b for a, b in zip(vector, message_vector, strict=True)))
-              for skill, vector in zip(skills, vectors, strict=True)]
+              for skill, vector in zip(skills, description_vectors, strict=True)]
     fired = [(skill, score) for skill, score in scored
              if score >= (skill.threshold if skill.threshold is not None else threshold)]
     return sorted(fired, key=lambda pair: -pair[1])[:limit]

@@ -38,7 +38,9 @@ class ContextChooser:
     def choose(self, message: str) -> Recalled:
         skills = load_skills(self.workspace).contextual()
         has_facts = self.memory is not None and self.memory.count() > 0
-        vector = self.vectors.embed([message])[0] if message.strip() and (skills or has_facts) else None
+        vector, described = None, []
+        if message.strip() and (skills or has_facts):  # one embedding call: the message and skill descriptions
+            vector, *described = self.vectors.embed([message, *(s.description for s in skills)])
         facts: list[RecalledFact] = []
         if vector is not None and has_facts and self.memory is not None:
             for fact_id, similarity in self.memory.similar(embedding=vector, k=MAX_FACTS,
@@ -46,7 +48,7 @@ class ContextChooser:
                 fact = self.memory.fact(fact_id)
                 if fact is not None:
                     facts.append(RecalledFact(id=fact.id, text=fact.text, similarity=round(similarity, 3)))
-        fired = relevant_skills(skills, vector, self.vectors.embed, self.skill_threshold) if vector else []
+        fired = relevant_skills(skills, described, vector, self.skill_threshold) if vector is not None else []
         summaries = [RecalledSummary(run_id=s.run_id, text=s.text[:SUMMARY_CHARS])
                      for s in (self.memory.summaries(limit=MAX_SUMMARIES, exclude=self.run_id)
                                if self.memory is not None else [])]
