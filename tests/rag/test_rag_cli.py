@@ -129,3 +129,12 @@ def test_rag_commands_have_help_with_examples(rag_cli: Cli) -> None:
         result = rag_cli.run("rag", *command, "--help")
         assert result.returncode == 0 and "Examples" in result.stdout, command
     assert rag_cli.run("rag", "add").returncode == 2  # paths are required: typer's usage error
+
+
+def test_ask_with_a_failing_model_is_one_line_and_exit_1(rag_cli: Cli, model_server: ScriptedOpenAIServer) -> None:
+    assert rag_cli.run("rag", "add", "README.md").returncode == 0
+    model_server.add_turns([{"status": 401}])
+    asked = rag_cli.run("rag", "ask", "what is this project?")
+    assert asked.returncode == 1 and asked.stdout == ""
+    [line] = asked.stderr.strip().splitlines()
+    assert line.startswith("error: ") and "Traceback" not in asked.stderr
