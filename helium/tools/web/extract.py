@@ -9,10 +9,7 @@ import io
 import re
 from dataclasses import dataclass
 
-import trafilatura
 from lxml import html as lxml_html
-from pypdf import PdfReader
-from pypdf.errors import PdfReadError
 
 CHUNK_CHARS = 700
 CHUNK_OVERLAP = 1
@@ -40,6 +37,8 @@ def extract_page(body: bytes, url: str, content_type: str) -> ExtractedPage:
         if not lines:
             raise NoMainText("the page is empty")
         return ExtractedPage(lines[0][:200], None, None, text.strip())
+    import trafilatura  # 0.1 s to import: loaded by the first page, not by every command that lists the flows
+
     document = trafilatura.bare_extraction(text, url=url, with_metadata=True, include_comments=False,
                                            include_tables=True, favor_recall=True,
                                            date_extraction_params={"extensive_search": False,
@@ -71,6 +70,9 @@ def _charset(body: bytes) -> str:
 
 
 def _extract_pdf(body: bytes) -> ExtractedPage:
+    from pypdf import PdfReader  # 0.14 s to import: loaded by the first PDF only
+    from pypdf.errors import PdfReadError
+
     try:
         reader = PdfReader(io.BytesIO(body))
         text = "\n".join(page.extract_text() or "" for page in reader.pages).strip()
