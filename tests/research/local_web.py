@@ -178,6 +178,8 @@ class _Handler(BaseHTTPRequestHandler):
         if web.searxng == "429":
             self._send(429, "text/html", b"<h1>Too Many Requests</h1>")
             return
+        if web.searxng == "slow":
+            web.wait(10)
         if web.searxng == "garbage":
             self._send(200, "text/html", b"<html><body>Maintenance</body></html>")
             return

@@ -35,6 +35,12 @@ def test_searxng_failures_are_one_line_each(web: LocalWeb, mode: str, message: s
         SearxngProvider(web.base_url).search("rustdoc", 3)
 
 
+def test_searxng_timing_out_is_a_failure(web: LocalWeb) -> None:
+    web.searxng = "slow"
+    with pytest.raises(SearchFailed, match="timed out"):
+        SearxngProvider(web.base_url, timeout=0.5).search("rustdoc", 3)
+
+
 def test_searxng_down_says_unreachable() -> None:
     with pytest.raises(SearchFailed, match="unreachable"):
         SearxngProvider(closed_port_url()).search("rustdoc", 3)
