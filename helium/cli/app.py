@@ -38,16 +38,16 @@ task_app = typer.Typer(help="Harbor-format tasks: run one with an agent in a san
 app.add_typer(run_app, name="run")
 app.add_typer(skills_app, name="skills")
 app.add_typer(task_app, name="task")
-memory_app = typer.Typer(help="The project's memory: remembered facts, their relations, conversation summaries.\n\n"
-                              "Examples:\n\n\b\n  helium memory list\n  helium memory search \"what do I prefer?\"\n"
-                              "  helium memory forget 3\n  helium memory export -o memory.jsonl",
-                         no_args_is_help=True)
-app.add_typer(memory_app, name="memory")
 rag_app = typer.Typer(help="RAG over files: index files, ask questions answered from them with cited line ranges.\n\n"
                            "Examples:\n\n\b\n  helium rag add docs/ src/*.py\n  helium rag ask \"how do I configure it?\"\n"
                            "  helium rag list\n  helium rag remove docs/old.md",
                       no_args_is_help=True)
 app.add_typer(rag_app, name="rag")
+memory_app = typer.Typer(help="The project's memory: remembered facts, their relations, conversation summaries.\n\n"
+                              "Examples:\n\n\b\n  helium memory list\n  helium memory search \"what do I prefer?\"\n"
+                              "  helium memory forget 3\n  helium memory export -o memory.jsonl",
+                         no_args_is_help=True)
+app.add_typer(memory_app, name="memory")
 
 ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Model id: openai/<m>, ollama/<m>, claude-*, "
                                                  "gemini/<m>, or any id with --base-url. Env: HELIUM_MODEL.")]
@@ -597,75 +597,6 @@ def rag_remove(paths: PathsArg, json_output: JsonOpt = False) -> None:
     from helium.cli import rag
 
     raise typer.Exit(rag.remove(_settings(), paths, json_output))
-
-
-@memory_app.command("list")
-def memory_list(json_output: JsonOpt = False,
-                limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many of each, newest first.")]
-                = 100) -> None:
-    """List remembered facts (with their relations) and conversation summaries.
-
-    Examples:
-
-    \b
-      helium memory list
-      helium memory list --json | jq '.facts[].text'
-    """
-    from helium.cli.memory import list_memory
-
-    list_memory(_settings(), json_output=json_output, limit=limit)
-
-
-@memory_app.command("search")
-def memory_search(query: Annotated[str, typer.Argument(help="Words or a question; naming an entity (\"what do I "
-                                                          "prefer?\") also lists its relations.")],
-                  json_output: JsonOpt = False,
-                  limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many facts.")] = 5) -> None:
-    """Search memory by keyword and by meaning; show the relations of the entities the query names.
-
-    Examples:
-
-    \b
-      helium memory search "database"
-      helium memory search "what do I prefer?" --json
-    """
-    from helium.cli.memory import search_memory
-
-    search_memory(_settings(), query, json_output=json_output, limit=limit)
-
-
-@memory_app.command("forget")
-def memory_forget(memory_id: Annotated[str, typer.Argument(metavar="ID", help="A fact's id (from `helium memory "
-                                                              "list`), or summary:RUN_ID for a run's summary.")]) -> None:
-    """Forget a fact (and its relations), or a conversation summary.
-
-    Examples:
-
-    \b
-      helium memory forget 3
-      helium memory forget summary:1a2b3c
-    """
-    from helium.cli.memory import forget_memory
-
-    typer.echo(forget_memory(_settings(), memory_id))
-
-
-@memory_app.command("export")
-def memory_export(json_output: Annotated[bool, typer.Option("--json", help="One JSON document with facts and "
-                                                            "summaries, instead of JSON lines.")] = False,
-                  output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead "
-                                                                 "of standard output.")] = None) -> None:
-    """Export all of memory: JSON lines (one fact or summary a line, facts with their triples), or --json.
-
-    Examples:
-
-    \b
-      helium memory export > memory.jsonl
-      helium memory export --json -o memory.json
-    """
-    from helium.cli.memory import export_memory
-
-    export_memory(_settings(), json_output=json_output, output=output)
 
 
 @memory_app.command("list")

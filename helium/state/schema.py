@@ -72,7 +72,6 @@ class Recalled(TypedDict):
 
 
 class AgentState(TypedDict, total=False):
-
     messages: Annotated[list[AnyMessage], DeltaChannel(_messages_delta_reducer,
                                                        snapshot_frequency=MESSAGE_SNAPSHOT_EVERY)]
     turns: int
