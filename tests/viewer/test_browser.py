@@ -21,7 +21,7 @@ if not Path(CHROMIUM).exists():
     print(f"skipping the browser tests: {CHROMIUM} is not installed (apt-get install chromium)")
     pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402 - only where a browser exists
+from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402 - only where a browser exists
 
 SCREENSHOT_DIR = Path(os.environ.get("HELIUM_SCREENSHOTS", "")) if os.environ.get("HELIUM_SCREENSHOTS") else None
 
@@ -52,6 +52,7 @@ def test_live_run_is_approved_from_the_page(viewed: ViewedProject, tmp_path: Pat
             expect(page.locator("#messages")).to_contain_text("A demo project.")  # read_file's output
             proc.wait(timeout=30)
             assert proc.returncode == 4
+            save_screenshot(page, tmp_path / "waiting.png")
 
             page.locator("#approve-all").click()
             page.wait_for_url(f"**/runs/{run_id}")
@@ -62,12 +63,7 @@ def test_live_run_is_approved_from_the_page(viewed: ViewedProject, tmp_path: Pat
             expect(page.locator("#audit")).to_contain_text("approved")
             expect(page.locator("#position")).to_have_text("__end__")
             assert page.locator("#approval").count() == 0
-            shot = tmp_path / "run-page.png"
-            page.screenshot(path=str(shot), full_page=True)
-            assert shot.stat().st_size > 10_000
-            if SCREENSHOT_DIR:
-                SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
-                shutil.copy(shot, SCREENSHOT_DIR / shot.name)
+            save_screenshot(page, tmp_path / "run-page.png")
 
             page.goto(viewed.viewer.url + "/")
             expect(page.locator(f'tr[data-run="{run_id}"]')).to_contain_text("done")
@@ -85,6 +81,15 @@ def test_live_run_is_approved_from_the_page(viewed: ViewedProject, tmp_path: Pat
                 proc.kill()
                 proc.wait()
             browser.close()
+
+
+def save_screenshot(page: Page, shot: Path) -> None:
+    """A full-page PNG; also copied to $HELIUM_SCREENSHOTS when set, to look at."""
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
+    if SCREENSHOT_DIR:
+        SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, SCREENSHOT_DIR / shot.name)
 
 
 def newest_run(root: Path) -> str:

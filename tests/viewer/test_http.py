@@ -86,11 +86,12 @@ def test_approving_from_the_page_resumes_the_run_in_the_viewer(viewed: ViewedPro
                          call("write_file", "call_b", path="denied.txt", content="no"))
     page = viewed.http.get(f"/runs/{run_id}").text
     assert 'id="approval"' in page and "approved.txt" in page and "denied.txt" in page
+    assert 'name="decision:call_a"' in page and 'name="decision:call_b"' in page  # an answer for each call
     assert re.search(r'<title>gate</title>\s*<path fill="#fbbf24"', page)  # the run waits at the gate
     viewed.model.add_turns([{"content": "Wrote one file; the other was denied."}])
     token = viewed.csrf(run_id)
     answered = viewed.post(f"/runs/{run_id}/approve",
-                           {"csrf": token, "decision:call_a": "yes", "decision:call_b": "no"})
+                           {"csrf": token, "decision:call_a": "always", "decision:call_b": "no"})
     assert answered.status_code == 303 and answered.headers["location"] == f"/runs/{run_id}"
 
     wait_for(lambda: viewed.run(run_id)["status"] == "done", what="the approved run to finish")
@@ -99,6 +100,9 @@ def test_approving_from_the_page_resumes_the_run_in_the_viewer(viewed: ViewedPro
     audit = {e["tool_call_id"]: e for e in json.loads(viewed.cli.run("audit", run_id, "--json").stdout)}
     assert audit["call_a"]["decision"] == "approved" and audit["call_a"]["decided_by"] == "user"
     assert audit["call_b"]["decision"] == "denied"
+    rules = viewed.root / ".helium" / "permissions.toml"
+    assert 'tool = "write_file"' in rules.read_text()  # "always" saved an allow rule, as it does on a terminal
+    rules.unlink()  # later tests want write_file to ask again
     done_page = viewed.http.get(f"/runs/{run_id}").text
     assert "Wrote one file; the other was denied." in done_page and 'id="approval"' not in done_page
 
