@@ -24,12 +24,11 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from helium.config import Settings, load_settings
-from helium.environments import PROVIDERS
-from helium.errors import ConfigError, HeliumError
+from helium.errors import HeliumError
 from helium.runner.agents import agent_model
 from helium.runner.output import CONFIG_FILE, RESULT_FILE, read_json, write_json
 from helium.runner.task import TASK_FILE, load_task
-from helium.runner.trial import DEFAULT_MODEL, AgentRunner, RunResult
+from helium.runner.trial import DEFAULT_MODEL, AgentRunner, RunResult, check_provider
 from helium.runner.trajectory import tool_steps
 
 BATCH_FILE = "batch.json"
@@ -140,8 +139,7 @@ class ParallelRunner:
         for path in self.task_paths:
             load_task(path)
         agent_model(self.agent, self.settings, timeout_sec=1)
-        if self.provider not in PROVIDERS:
-            raise ConfigError(f"unknown environment provider {self.provider!r}; choose one of {', '.join(PROVIDERS)}")
+        check_provider(self.provider)
         started = time.monotonic()
         if not self._resuming:
             self.batch_dir.mkdir(parents=True, exist_ok=False)

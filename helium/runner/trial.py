@@ -26,8 +26,8 @@ from langgraph.errors import GraphRecursionError
 
 from helium import __version__
 from helium.config import Settings, load_settings
-from helium.environments import Environment, EnvironmentSpec, create_environment
-from helium.errors import HeliumError
+from helium.environments import PROVIDERS, Environment, EnvironmentSpec, create_environment
+from helium.errors import ConfigError, HeliumError
 from helium.graphs import task as task_flow
 from helium.graphs.agent_loop import recursion_limit
 from helium.models import describe_model_error, estimate_cost, route_model
@@ -185,6 +185,7 @@ class AgentRunner:
         model = agent_model(self.agent, self.settings, timeout_sec=task.agent_timeout_sec)
         if self.agent == "oracle" and not task.has_solution:
             raise HeliumError(f"{task.solution_dir / 'solve.sh'}: missing, so the oracle agent cannot run this task")
+        check_provider(self.provider)
         secrets = secrets_to_hide([self.settings.api_key])
         sandbox_root = Path(tempfile.mkdtemp(prefix=f"helium-{task.name}-"))
         try:
@@ -366,6 +367,16 @@ class AgentRunner:
                         self._say(f"→ {call['name']} {_one_line(call['args'].get('command') or call['args'])}")
                 elif isinstance(message, ToolMessage):
                     self._say(f"  ← {_one_line(message.text)}")
+
+
+def check_provider(provider: str) -> None:
+    """Refuse an unknown provider, and `local` where nothing would keep a task's commands off this machine."""
+    if provider not in PROVIDERS:
+        raise ConfigError(f"unknown environment provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+    if provider in REPLAYED_PROVIDERS and shutil.which("bwrap") is None:
+        raise ConfigError("the local provider runs tasks under bubblewrap, which is not installed "
+                          "(apt-get install bubblewrap); without it a task's commands would write to this "
+                          "machine's own /app and /home. Use --provider docker instead")
 
 
 def environment_spec(task: Task) -> EnvironmentSpec:

@@ -249,3 +249,11 @@ def test_a_batch_checks_its_input_before_any_trial(settings: Settings, tmp_path:
         with pytest.raises(HeliumError, match=message):
             asyncio.run(runner.run())
     assert not (tmp_path / "out").exists()
+
+
+def test_local_tasks_need_bubblewrap(settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on it
+    with pytest.raises(HeliumError, match="the local provider runs tasks under bubblewrap, which is not installed"):
+        asyncio.run(AgentRunner(TASKS / "create-hello-file", provider="local", output_dir=tmp_path / "out",
+                                agent="oracle", settings=settings).run())
+    assert not (tmp_path / "out").exists()
