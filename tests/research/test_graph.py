@@ -120,6 +120,15 @@ def test_research_in_the_repl_starts_a_research_run(tmp_path: Path, shared_web: 
         assert (run.flow, run.title, run.status) == ("research", QUESTION, "done")
         shown = out.getvalue()
         assert "pages fetched 3/3" in shown and "# Rustdoc and rustc" in shown  # progress, then the report
+
+        # page text lives in the page store and Chroma, never in the checkpoints
+        page_sentence = "The triple backticks start and end code blocks."
+        texts = [row[0] for row in driver.store.conn.execute("SELECT text FROM research_pages")]
+        assert any(page_sentence in (text or "") for text in texts)
+        graph = flow_module("research").build_graph(driver.store.checkpointer)
+        history = [json.dumps(s.values, default=str) for s in graph.get_state_history(thread_config(run.id))]
+        assert history and not any(page_sentence in values for values in history)
+        assert any("documentation-tests.html" in values for values in history)  # the state keeps URLs
     finally:
         driver.store.close()
         shared_web.max_results = 5
