@@ -10,6 +10,7 @@ trial runs the same checkpointed graph, passes the same gate and leaves the same
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -54,13 +55,17 @@ class ScriptPolicy(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
 
-def agent_model(agent: str, settings: Settings, *, timeout_sec: float) -> BaseChatModel:
-    """The chat model that plays `agent` in a trial; an unknown agent or a model that cannot be built fails here."""
+def agent_model(agent: str, settings: Settings, *, timeout_sec: float,
+                solution_env: dict[str, str] | None = None) -> BaseChatModel:
+    """The chat model that plays `agent` in a trial; an unknown agent or a model that cannot be built fails here.
+
+    The oracle runs solve.sh with the task's `[solution] env` variables set on its command line."""
     if agent == "helium":
         return build_chat_model(settings)
     if agent == "oracle":
-        return ScriptPolicy(policy_name="oracle", command=f"bash {SOLUTION_DIR}/solve.sh",
-                            timeout_sec=max(1, int(timeout_sec)))
+        variables = " ".join(f"{name}={shlex.quote(value)}" for name, value in (solution_env or {}).items())
+        return ScriptPolicy(policy_name="oracle", command=f"{variables + ' ' if variables else ''}bash "
+                            f"{SOLUTION_DIR}/solve.sh", timeout_sec=max(1, int(timeout_sec)))
     if agent == "nop":
         return ScriptPolicy(policy_name="nop")
     raise ConfigError(f"unknown agent {agent!r}; the agents are: {', '.join(AGENTS)}")

@@ -68,6 +68,15 @@ def replay_dockerfile(environment: Environment, dockerfile_dir: Path, *, timeout
             _run(environment, f"cd {shlex.quote(workdir)} && {_shell_form(step.arguments)}", where, timeout)
 
 
+def dockerfile_workdir(dockerfile_dir: Path) -> str | None:
+    """The directory the Dockerfile's image starts in (its last WORKDIR), or None if it sets none."""
+    workdir = None
+    for step in instructions((dockerfile_dir / "Dockerfile").read_text(encoding="utf-8")):
+        if step.keyword == "WORKDIR":
+            workdir = posixpath.join(workdir or "/", step.arguments)
+    return workdir
+
+
 def _copy(environment: Environment, context: Path, arguments: str, workdir: str, where: str) -> None:
     parts = [p for p in shlex.split(arguments) if not p.startswith("--")]
     if len(parts) < 2:

@@ -8,6 +8,7 @@ as Harbor's own loader does, so tasks written for other runners load unchanged.
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,8 @@ class TaskEnvironment:
     memory_mb: int | None = None
     setup_commands: tuple[str, ...] = ()
     allow_internet: bool = False
-    workdir: str = "/app"
+    workdir: str | None = None
+    """Where commands start; None: the Dockerfile's last WORKDIR, else /app."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,10 @@ class Task:
     agent_timeout_sec: float = DEFAULT_AGENT_TIMEOUT_SEC
     verifier_timeout_sec: float = DEFAULT_VERIFIER_TIMEOUT_SEC
     environment: TaskEnvironment = TaskEnvironment()
+    verifier_env: dict[str, str] = field(default_factory=dict)
+    """`[verifier] env`: variables tests/test.sh runs with."""
+    solution_env: dict[str, str] = field(default_factory=dict)
+    """`[solution] env`: variables solution/solve.sh (the oracle) runs with."""
 
     @property
     def environment_dir(self) -> Path:
@@ -95,10 +101,11 @@ def load_task(path: str | Path) -> Task:
         docker_image=fields.text("docker_image", environment, "environment"),
         build_timeout_sec=fields.positive("build_timeout_sec", environment, "environment", DEFAULT_BUILD_TIMEOUT_SEC),
         cpus=fields.positive("cpus", environment, "environment", None),
-        memory_mb=_as_int(fields.positive("memory_mb", environment, "environment", None)),
+        memory_mb=_as_int(fields.positive("memory_mb", environment, "environment", None))
+        or fields.size_mb("memory", environment, "environment"),
         setup_commands=fields.commands("setup_commands", environment, "environment"),
         allow_internet=fields.flag("allow_internet", environment, "environment"),
-        workdir=fields.text("workdir", environment, "environment") or "/app",
+        workdir=fields.text("workdir", environment, "environment"),
     )
     if env.docker_image is None and not (folder / "environment" / "Dockerfile").is_file():
         raise TaskError(f"{toml_path}: [environment] has no docker_image and {folder / 'environment' / 'Dockerfile'} "
@@ -112,6 +119,8 @@ def load_task(path: str | Path) -> Task:
         agent_timeout_sec=fields.positive("timeout_sec", agent, "agent", DEFAULT_AGENT_TIMEOUT_SEC),
         verifier_timeout_sec=fields.positive("timeout_sec", verifier, "verifier", DEFAULT_VERIFIER_TIMEOUT_SEC),
         environment=env,
+        verifier_env=fields.variables("env", verifier, "verifier"),
+        solution_env=fields.variables("env", fields.table("solution"), "solution"),
     )
 
 
@@ -169,6 +178,24 @@ class _Fields:
         if not isinstance(value, bool):
             raise TaskError(f"{self._where(key, table)} must be true or false, got {value!r}")
         return value
+
+    def size_mb(self, key: str, source: dict[str, Any], table: str) -> int | None:
+        """A size such as "2G", "512M" or "2048" (megabytes), in megabytes."""
+        value = source.get(key)
+        if value is None:
+            return None
+        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*", str(value), re.IGNORECASE)
+        if isinstance(value, bool) or not match or float(match.group(1)) <= 0:
+            raise TaskError(f"{self._where(key, table)} must be a size such as \"2G\" or \"512M\", got {value!r}")
+        scale = {"": 1, "k": 1 / 1024, "m": 1, "g": 1024, "t": 1024 * 1024}[match.group(2).lower()]
+        return max(1, int(float(match.group(1)) * scale))
+
+    def variables(self, key: str, source: dict[str, Any], table: str) -> dict[str, str]:
+        """An `env` table of environment variables; numbers and booleans become their text."""
+        value = source.get(key, {})
+        if not isinstance(value, dict) or not all(isinstance(v, (str, int, float, bool)) for v in value.values()):
+            raise TaskError(f"{self._where(key, table)} must be a table of variables (NAME = \"value\"), got {value!r}")
+        return {name: str(v).lower() if isinstance(v, bool) else str(v) for name, v in value.items()}
 
     def commands(self, key: str, source: dict[str, Any], table: str) -> tuple[str, ...]:
         value = source.get(key, [])

@@ -43,7 +43,7 @@ from helium.runner.output import (
     secrets_to_hide,
     write_json,
 )
-from helium.runner.setup import replay_dockerfile, run_setup_commands
+from helium.runner.setup import dockerfile_workdir, replay_dockerfile, run_setup_commands
 from helium.runner.task import TASK_FILE, Task, load_task
 from helium.runner.trajectory import TrajectoryStep, atif_document, tool_steps
 from helium.runner.verifier import Verification, verify
@@ -52,6 +52,7 @@ from helium.state.store import ProjectStore
 
 DEFAULT_MODEL = "gemini/gemini-2.5-computer-use-preview-10-2025"
 """The reference API's default model id."""
+DEFAULT_WORKDIR = "/app"
 REPLAYED_PROVIDERS = ("local",)
 """Providers that build no image: the task's Dockerfile is replayed into them (see setup.py)."""
 AGENT_GRACE_SEC = 3.0
@@ -182,14 +183,16 @@ class AgentRunner:
     # -- the trial, synchronously ------------------------------------------------------------------------------
     def run_trial(self) -> TrialRecord:
         task = load_task(self.task_path)
-        model = agent_model(self.agent, self.settings, timeout_sec=task.agent_timeout_sec)
+        model = agent_model(self.agent, self.settings, timeout_sec=task.agent_timeout_sec,
+                            solution_env=task.solution_env)
         if self.agent == "oracle" and not task.has_solution:
             raise HeliumError(f"{task.solution_dir / 'solve.sh'}: missing, so the oracle agent cannot run this task")
         check_provider(self.provider)
         secrets = secrets_to_hide([self.settings.api_key])
         sandbox_root = Path(tempfile.mkdtemp(prefix=f"helium-{task.name}-"))
         try:
-            environment = create_environment(self.provider, environment_spec(task), local_root=sandbox_root,
+            spec = environment_spec(task)
+            environment = create_environment(self.provider, spec, local_root=sandbox_root,
                                              name=f"helium-{task.name}-{uuid.uuid4().hex[:8]}")
             self._environment = environment
             trial_dir = new_trial_dir(self.output_dir, task.name)
@@ -198,7 +201,7 @@ class AgentRunner:
                                         extra=self._run_extra(task, trial_dir))
                 write_json(trial_dir / CONFIG_FILE, self._config(task, run), secrets)
                 try:
-                    record = self._execute(task, environment, store, run, trial_dir, model)
+                    record = self._execute(task, spec, environment, store, run, trial_dir, model)
                 except (KeyboardInterrupt, TrialAborted):
                     store.runs.set_status(run.id, "interrupted", error="stopped before it was scored")
                     raise
@@ -214,8 +217,8 @@ class AgentRunner:
             self._environment = None
             shutil.rmtree(sandbox_root, ignore_errors=True)
 
-    def _execute(self, task: Task, environment: Environment, store: ProjectStore, run: RunRecord,
-                 trial_dir: Path, model: Any) -> TrialRecord:
+    def _execute(self, task: Task, spec: EnvironmentSpec, environment: Environment, store: ProjectStore,
+                 run: RunRecord, trial_dir: Path, model: Any) -> TrialRecord:
         started, started_at = time.monotonic(), _now()
         timings: dict[str, float] = {}
         outcome = _AgentOutcome([], None, False, {})
@@ -223,12 +226,12 @@ class AgentRunner:
         env_error: str | None = None
         try:
             self._say(f"environment: starting ({self.provider})")
-            env_error = self._prepare(task, environment)
+            env_error = self._prepare(task, spec, environment)
             timings["environment"] = time.monotonic() - started
             if env_error is None:
                 self._say(f"agent: {self.agent} ({task.agent_timeout_sec:g}s)")
                 agent_started = time.monotonic()
-                outcome = self._run_agent(task, environment, store, run, model)
+                outcome = self._run_agent(task, spec, environment, store, run, model)
                 timings["agent"] = time.monotonic() - agent_started
                 if self._aborted.is_set():
                     raise TrialAborted(f"trial of {task.name} stopped before it was scored")
@@ -258,13 +261,12 @@ class AgentRunner:
             else None,
             started_at=started_at, finished_at=_now())
 
-    def _prepare(self, task: Task, environment: Environment) -> str | None:
+    def _prepare(self, task: Task, spec: EnvironmentSpec, environment: Environment) -> str | None:
         """Start the environment, run the task's setup commands, put the oracle's solution in place."""
         try:
             environment.start()
-            dockerfile = environment_spec(task).dockerfile_dir
-            if self.provider in REPLAYED_PROVIDERS and dockerfile is not None:
-                replay_dockerfile(environment, dockerfile, timeout=task.environment.build_timeout_sec)
+            if self.provider in REPLAYED_PROVIDERS and spec.dockerfile_dir is not None:
+                replay_dockerfile(environment, spec.dockerfile_dir, timeout=task.environment.build_timeout_sec)
             run_setup_commands(environment, task.environment.setup_commands, source=task.path / TASK_FILE,
                                timeout=task.environment.build_timeout_sec)
             if self.agent == "oracle":
@@ -273,13 +275,13 @@ class AgentRunner:
             return f"environment: {exc}"
         return None
 
-    def _run_agent(self, task: Task, environment: Environment, store: ProjectStore, run: RunRecord,
-                   model: Any) -> _AgentOutcome:
+    def _run_agent(self, task: Task, spec: EnvironmentSpec, environment: Environment, store: ProjectStore,
+                   run: RunRecord, model: Any) -> _AgentOutcome:
         """Stream the agent's graph on a thread of its own; at the task's timeout its commands are cut and it stops."""
         sandbox = DeadlineEnvironment(environment, time.monotonic() + task.agent_timeout_sec)
         context = task_flow.task_context(
             self.settings, store, run, model=model, environment=sandbox,
-            workdir=task.environment.workdir, timeout_sec=task.agent_timeout_sec, native_tools=self.agent != "helium")
+            workdir=spec.workdir, timeout_sec=task.agent_timeout_sec, native_tools=self.agent != "helium")
         graph = task_flow.build_graph(store.checkpointer)
         config = {"configurable": {"thread_id": run.id}, "recursion_limit": recursion_limit(context.max_turns)}
         stop = threading.Event()
@@ -380,12 +382,13 @@ def check_provider(provider: str) -> None:
 
 
 def environment_spec(task: Task) -> EnvironmentSpec:
-    """The environment a task asks for in task.toml."""
+    """The environment a task asks for in task.toml (and its Dockerfile's WORKDIR, where task.toml sets none)."""
     env = task.environment
     dockerfile_dir = task.environment_dir if (task.environment_dir / "Dockerfile").is_file() else None
+    workdir = env.workdir or (dockerfile_workdir(dockerfile_dir) if dockerfile_dir else None) or DEFAULT_WORKDIR
     return EnvironmentSpec(image=env.docker_image, dockerfile_dir=dockerfile_dir, cpus=env.cpus,
                            memory_mb=env.memory_mb, allow_network=env.allow_internet,
-                           build_timeout_sec=env.build_timeout_sec, workdir=env.workdir)
+                           build_timeout_sec=env.build_timeout_sec, workdir=workdir)
 
 
 def _one_line(value: object, width: int = 100) -> str:

@@ -55,7 +55,10 @@ def parse_reward_text(text: str) -> float:
 
 
 def parse_reward_json(text: str) -> tuple[float, dict[str, float]]:
-    """reward.json: an object of finite numbers; the reward is its `reward` key, else the mean of all values."""
+    """reward.json: an object of named finite numbers; the reward is its `reward` key, else the mean of all values.
+
+    With a `reward` key, other keys may hold anything (Harbor's `details`, say): only their numbers are kept.
+    """
     if not text.strip():
         raise RewardError(f"{REWARD_JSON} is empty")
     try:
@@ -66,11 +69,16 @@ def parse_reward_json(text: str) -> tuple[float, dict[str, float]]:
         raise RewardError(f"{REWARD_JSON} must be a non-empty object of numbers, got {text.strip()[:80]!r}")
     rewards: dict[str, float] = {}
     for key, value in data.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if _finite_number(value):
+            rewards[key] = float(value)
+        elif key == "reward" or "reward" not in data:
             raise RewardError(f"{REWARD_JSON} key {key!r} is not a finite number: {value!r}")
-        rewards[key] = float(value)
     reward = rewards["reward"] if "reward" in rewards else sum(rewards.values()) / len(rewards)
     return reward, rewards
+
+
+def _finite_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def read_reward(folder: Path) -> tuple[float, dict[str, float]]:
@@ -93,7 +101,8 @@ def verify(environment: Environment, task: Task, out_dir: Path) -> Verification:
         return Verification(0.0, error=f"verifier: cannot clear {VERIFIER_LOGS}: {cleared.stderr.strip()[:200]}",
                             duration=time.monotonic() - started)
     environment.upload(task.tests_dir, TESTS_DIR)
-    result = environment.exec(f"bash {TESTS_DIR}/test.sh", timeout=task.verifier_timeout_sec)
+    result = environment.exec(f"bash {TESTS_DIR}/test.sh", env=task.verifier_env or None,
+                              timeout=task.verifier_timeout_sec)
     (out_dir / STDOUT_FILE).write_text(result.stdout, encoding="utf-8")
     (out_dir / STDERR_FILE).write_text(result.stderr, encoding="utf-8")
     try:

@@ -22,6 +22,11 @@ def test_reward_txt_is_one_finite_number() -> None:
 def test_reward_json_uses_its_reward_key_else_the_mean() -> None:
     assert parse_reward_json('{"reward": 0.5, "style": 1}') == (0.5, {"reward": 0.5, "style": 1.0})
     assert parse_reward_json('{"lines": 1, "words": 0, "chars": 1}')[0] == pytest.approx(2 / 3)
+    # Harbor's form: the reward and any details beside it (only numbers are kept as named rewards).
+    assert parse_reward_json('{"reward": 0.75, "passed": 3, "details": {"failed": ["t"]}, "note": "x"}') == (
+        0.75, {"reward": 0.75, "passed": 3.0})
+    with pytest.raises(RewardError, match="key 'reward' is not a finite number"):
+        parse_reward_json('{"reward": "high", "details": {}}')
     for bad, why in [("", "empty"), ("[1]", "non-empty object"), ("{}", "non-empty object"), ("{", "not valid JSON"),
                      ('{"a": "1"}', "key 'a' is not a finite number"), ('{"a": true}', "key 'a'"),
                      ('{"a": NaN}', "key 'a'"), ('{"a": Infinity}', "key 'a'")]:

@@ -61,7 +61,30 @@ anything = 1
     assert task.environment.allow_internet is True
 
 
+def test_harbor_memory_sizes_and_env_tables(tmp_path: Path) -> None:
+    folder = make_task(tmp_path, """
+[verifier]
+env = { MODE = "strict", LEVEL = 3, FAST = true }
+[solution]
+env = { GREETING = "hi there" }
+[environment]
+memory = "2G"
+storage = "10G"
+gpus = 0
+""")
+    task = load_task(folder)
+    assert task.environment.memory_mb == 2048
+    assert task.verifier_env == {"MODE": "strict", "LEVEL": "3", "FAST": "true"}
+    assert task.solution_env == {"GREETING": "hi there"}
+    assert task.environment.workdir is None  # the Dockerfile's WORKDIR decides
+    assert load_task(make_task(tmp_path / "m", '[environment]\nmemory = "512M"\nmemory_mb = 300\n')) \
+        .environment.memory_mb == 300
+
+
 @pytest.mark.parametrize(("toml", "named"), [
+    ("[environment]\nmemory = \"lots\"\n", "[environment] memory must be a size such as \"2G\" or \"512M\""),
+    ("[verifier]\nenv = { A = [1] }\n", "[verifier] env must be a table of variables"),
+    ("solution = 1\n", "[solution] must be a table"),
     ("[agent]\ntimeout_sec = \"ten\"\n", "[agent] timeout_sec must be a positive number"),
     ("[verifier]\ntimeout_sec = -1\n", "[verifier] timeout_sec must be a positive number"),
     ("[environment]\nmemory_mb = true\n", "[environment] memory_mb must be a positive number"),

@@ -257,3 +257,15 @@ def test_local_tasks_need_bubblewrap(settings: Settings, tmp_path: Path, monkeyp
         asyncio.run(AgentRunner(TASKS / "create-hello-file", provider="local", output_dir=tmp_path / "out",
                                 agent="oracle", settings=settings).run())
     assert not (tmp_path / "out").exists()
+
+
+def test_task_env_tables_and_dockerfile_workdir(settings: Settings, tmp_path: Path, make_task: TaskMaker) -> None:
+    task = make_task("envs", solve='echo "$GREETING" > made-here.txt',
+                     test='[ "$MODE" = strict ] && [ "$(cat /workdir/made-here.txt)" = "hi there" ] '
+                          '&& echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt',
+                     toml='[verifier]\nenv = { MODE = "strict" }\n[solution]\nenv = { GREETING = "hi there" }\n')
+    (task / "environment" / "Dockerfile").write_text("FROM ubuntu:22.04\nWORKDIR /workdir\n")
+    result = asyncio.run(AgentRunner(task, provider="local", output_dir=tmp_path / "out", agent="oracle",
+                                     settings=settings).run())
+    assert (result.success, result.error) == (True, None)
+    assert result.trajectory[0].tool_input["command"] == "GREETING='hi there' bash /solution/solve.sh"
