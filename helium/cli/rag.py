@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 
@@ -12,7 +13,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 from rich.table import Table
 
-from helium.cli.driver import RunDriver
+from helium.cli.driver import EXIT_INTERRUPTED, RunDriver
 from helium.cli.session import format_time, warn
 from helium.config import Settings
 from helium.errors import HeliumError
@@ -32,8 +33,11 @@ def add(settings: Settings, paths: list[str], json_output: bool) -> int:
     """Index files, directories and globs; exit 1 if any of them named nothing (the rest is still indexed)."""
     with ProjectStore(settings.db_path) as store:
         index = open_rag_index(settings, store)
-        with _progress(json_output, "indexing") as progress:
-            report = index.add(paths, progress)
+        try:
+            with _progress(json_output, "indexing") as progress:
+                report = index.add(paths, progress)
+        except KeyboardInterrupt:
+            return _stopped("the files indexed so far are kept: run the same command to go on")
     if json_output:
         print(json.dumps(report.to_json(), indent=2))
     else:
@@ -54,6 +58,8 @@ def ask(settings: Settings, question: str, k: int, json_output: bool) -> int:
         with err.status("retrieving and asking the model…") if not json_output else nullcontext():
             try:
                 result = answer_question(index, model, question, k)
+            except KeyboardInterrupt:
+                return _stopped("no answer")
             except HeliumError:
                 raise
             except Exception as exc:  # noqa: BLE001 - provider failures become one line naming the setting
@@ -106,14 +112,22 @@ def chat_message(driver: RunDriver, text: str) -> HumanMessage:
     if "@" not in text:
         return HumanMessage(text)
     err = Console(stderr=True, highlight=False)
-    with err.status("indexing the mentioned files…") if driver.interactive else nullcontext():
-        context = attach_mentions(open_rag_index(driver.settings, driver.store), text)
+    try:
+        with err.status("indexing the mentioned files…") if driver.interactive else nullcontext():
+            context = attach_mentions(open_rag_index(driver.settings, driver.store), text)
+    except KeyboardInterrupt:
+        raise HeliumError("stopped indexing the mentioned files (Ctrl-C); the message was not sent") from None
     warn(context.warnings)
     if context.passages:
         indexed = len(context.report.with_status("indexed"))
         err.print(f"[dim]context: {len(context.passages)} excerpt(s) from {', '.join(map(escape, context.files))}"
                   f"{f' ({indexed} file(s) indexed)' if indexed else ''}[/]")
     return context.message
+
+
+def _stopped(what: str) -> int:
+    print(f"stopped with Ctrl-C; {what}", file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def check_citations(driver: RunDriver, answer: str) -> None:

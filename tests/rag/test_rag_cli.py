@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
+import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import Cli
-from tests.rag.conftest import DOCS, make_pdf
+from tests.rag.conftest import CORPUS, DOCS, make_pdf, slow_embeddings_server
 from tests.support.scripted_openai import ScriptedOpenAIServer
 
 pytestmark = pytest.mark.e2e
@@ -138,3 +141,34 @@ def test_ask_with_a_failing_model_is_one_line_and_exit_1(rag_cli: Cli, model_ser
     assert asked.returncode == 1 and asked.stdout == ""
     [line] = asked.stderr.strip().splitlines()
     assert line.startswith("error: ") and "Traceback" not in asked.stderr
+
+
+def test_ctrl_c_keeps_the_files_already_indexed(cli: Cli, project: Path) -> None:
+    (project / "docs").mkdir()
+    for name in CORPUS:
+        shutil.copy(DOCS / name, project / "docs" / name)
+    with slow_embeddings_server() as url:
+        env = {"HELIUM_EMBEDDING_BASE_URL": url}
+        process = cli.popen("rag", "add", "docs", env=env)
+        database = project / ".helium" / "helium.db"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not _indexed_rows(database):
+            time.sleep(0.1)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+        assert process.returncode == 130, stderr
+        assert stderr.strip().endswith("stopped with Ctrl-C; the files indexed so far are kept: "
+                                       "run the same command to go on") and "Traceback" not in stderr
+        kept = _indexed_rows(database)
+        assert 1 <= len(kept) < len(CORPUS)
+        again = json.loads(cli.run("rag", "add", "docs", "--json", env=env).stdout)
+    assert {o["path"] for o in again["unchanged"]} == set(kept)
+    assert len(again["indexed"]) + len(again["unchanged"]) == len(CORPUS)
+
+
+def _indexed_rows(database: Path) -> list[str]:
+    try:
+        with sqlite3.connect(database, timeout=5) as conn:
+            return [row[0] for row in conn.execute("SELECT path FROM rag_files")]
+    except sqlite3.OperationalError:  # not created yet
+        return []
