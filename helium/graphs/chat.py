@@ -12,9 +12,9 @@ from helium.graphs.prompts import CHAT_SYSTEM_PROMPT
 from helium.graphs.research import nested_research
 from helium.nodes.context import AgentContext
 from helium.rag.index import open_rag_index
+from helium.rag.search_tool import search_files_tool
 from helium.state.runs import RunRecord
 from helium.state.store import ProjectStore
-from helium.tools.rag_search import search_files_tool
 from helium.tools.research import research_tool
 
 FLOW = "chat"

@@ -7,7 +7,7 @@ from pathlib import Path
 from helium.rag.index import RagIndex
 from helium.rag.mentions import attach_mentions, find_mentions
 from helium.tools.invocation import invoke_tool
-from helium.tools.rag_search import search_files_tool
+from helium.rag.search_tool import search_files_tool
 from tests.rag.conftest import open_index
 
 

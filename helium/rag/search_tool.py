@@ -1,4 +1,8 @@
-"""The search_files tool: the model searches the RAG index by meaning and gets passages it can cite."""
+"""The search_files tool: the model searches the RAG index by meaning and gets passages it can cite.
+
+It lives with the index rather than in `helium/tools`, so the dependency runs one way: rag uses tools (tiers,
+workspace confinement), never the reverse.
+"""
 
 from __future__ import annotations
 
