@@ -77,6 +77,7 @@ def ask(settings: Settings, question: str, k: int, json_output: bool) -> int:
 
 
 def list_files(settings: Settings, json_output: bool) -> None:
+    """The indexed files as a table (or JSON): kind, chunks, extent, when."""
     with ProjectStore(settings.db_path) as store:
         files = open_rag_index(settings, store).files()
     if json_output:
@@ -96,6 +97,7 @@ def list_files(settings: Settings, json_output: bool) -> None:
 
 
 def remove(settings: Settings, paths: list[str], json_output: bool) -> int:
+    """Drop files from the index; exit 1 if a path matched nothing indexed (the rest is still removed)."""
     with ProjectStore(settings.db_path) as store:
         removed, unmatched = open_rag_index(settings, store).remove(paths)
     if json_output:

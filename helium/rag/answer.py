@@ -23,6 +23,8 @@ DEFAULT_K = 5
 
 @dataclass
 class RagAnswer:
+    """What `rag ask` shows: the answer, each citation in it (checked), and the passages it was given."""
+
     question: str
     answer: str
     """The model's answer, invalid citations marked in place."""
@@ -44,6 +46,7 @@ class RagAnswer:
 
 
 def answer_question(index: RagIndex, model: BaseChatModel, question: str, k: int = DEFAULT_K) -> RagAnswer:
+    """Retrieve the `k` nearest passages, ask the model to answer from them, check its citations."""
     passages = index.search(question, k) if index.files() else []
     if not passages:
         raise HeliumError("nothing is indexed yet: add files first with `helium rag add PATHS`")

@@ -29,6 +29,8 @@ CREATE TABLE IF NOT EXISTS rag_files (
 
 @dataclass(frozen=True)
 class IndexedFile:
+    """One indexed file: its content hash, kind, citation unit and extent, chunks, size and when."""
+
     path: str
     """Relative to the workspace (with `/`), or absolute for a file outside it."""
     sha256: str
@@ -44,6 +46,8 @@ class IndexedFile:
 
 
 class FileCatalog:
+    """The `rag_files` table, sharing the project store's connection and lock."""
+
     def __init__(self, conn: sqlite3.Connection, lock: threading.Lock) -> None:
         self._conn = conn
         self._lock = lock

@@ -19,6 +19,8 @@ INVALID_MARK = " (invalid citation)"
 
 @dataclass(frozen=True)
 class Citation:
+    """One `path:range` found in an answer; `reason` says why it is not a real range when `valid` is false."""
+
     label: str
     path: str
     start: int

@@ -32,6 +32,8 @@ class Skipped(Exception):
 
 @dataclass(frozen=True)
 class Document:
+    """A file as the index holds it: its kind, what its citations count (lines or pages) and its chunks."""
+
     kind: str
     """text, markdown, python, code, html or pdf."""
     unit: Unit
@@ -41,6 +43,7 @@ class Document:
 
 
 def kind_of(path: Path) -> str:
+    """The kind decides the reader and the chunker; it goes by the file's suffix (anything else is text)."""
     suffix = path.suffix.lower()
     if suffix in MARKDOWN_SUFFIXES:
         return "markdown"

@@ -58,6 +58,8 @@ class Passage:
 
 @dataclass(frozen=True)
 class FileOutcome:
+    """What happened to one file: indexed (with its chunks), unchanged, skipped (with the reason) or removed."""
+
     path: str
     status: Status
     chunks: int = 0
@@ -69,6 +71,8 @@ class FileOutcome:
 
 @dataclass
 class AddReport:
+    """The summary of an add or refresh, file by file."""
+
     outcomes: list[FileOutcome] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     """Paths and globs that named nothing."""
@@ -231,6 +235,7 @@ class RagIndex:
         return outcomes
 
     def index_file(self, path: Path) -> FileOutcome:
+        """Index one file if its content hash changed; a file that cannot be read any more loses its chunks."""
         key = self.key(path)
         known = self.catalog.get(key)
         try:

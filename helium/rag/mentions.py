@@ -27,6 +27,8 @@ _TRAILING = ".,;:!?]"
 
 @dataclass
 class MentionContext:
+    """A chat message with its mentions resolved: what the model gets, what was attached, what to warn about."""
+
     message: HumanMessage
     """The user's text, followed by the retrieved excerpts when there are any."""
     passages: list[Passage] = field(default_factory=list)
