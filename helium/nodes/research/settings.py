@@ -6,7 +6,7 @@ searxng_url = "http://127.0.0.1:8888"
 providers = ["searxng", "duckduckgo"]
 max_rounds = 2
 max_sources = 8            # pages fetched per round, best scored first
-fetch_concurrency = 16     # pages fetched at once
+fetch_concurrency = 24     # pages fetched at once
 fetch_per_host = 4         # ... from one host
 fetch_timeout = 15         # seconds per page
 max_page_bytes = 3000000
@@ -48,7 +48,7 @@ class ResearchSettings:
     max_sources: int = 8
     results_per_query: int = 8
     search_timeout: float = 10.0
-    fetch_concurrency: int = 16
+    fetch_concurrency: int = 24
     fetch_per_host: int = 4
     fetch_timeout: float = 15.0
     max_page_bytes: int = 3_000_000

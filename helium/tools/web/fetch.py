@@ -23,7 +23,7 @@ USER_AGENT = "Mozilla/5.0 (compatible; helium-research/0.1; +https://github.com/
 
 @dataclass(frozen=True)
 class FetchLimits:
-    max_concurrency: int = 16
+    max_concurrency: int = 24
     per_host: int = 4
     timeout: float = 15.0
     """Seconds for the whole fetch of one page (connect, headers and body)."""
