@@ -15,7 +15,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-STAGES = {"plan": "planning", "merge": "merging and scoring sources", "extract": "extracting text",
+STAGES = {"plan": "planning", "search": "searching", "merge": "merging and scoring sources",
+          "fetch": "fetching pages", "extract": "extracting text",
           "index": "indexing chunks", "evidence": "selecting evidence", "reflect": "reflecting on coverage",
           "synthesise": "writing the report", "verify": "verifying citations", "write": "saving the report"}
 SHOWN_FAILURES = 6
@@ -87,6 +88,7 @@ class ResearchProgress:
         return f"[bold]research[/] · fetching {event['total']} pages (of {event['candidates']} candidates)"
 
     def _on_fetched(self, event: dict[str, Any]) -> str:
+        self.stage, self.fetch_total = "fetch", event["total"]
         self.fetched += 1
         note = " (already fetched)" if event.get("cached") else ""
         if not event["ok"]:

@@ -53,7 +53,8 @@ def route_searches(state: ResearchState) -> list[Send]:
 def route_fetches(state: ResearchState) -> list[Send] | str:
     """One fetch branch per selected URL; nothing new to fetch goes straight on to extraction."""
     sources = state.get("sources", {})
-    sends = [Send("fetch", FetchTask(key=key, url=sources[key]["url"])) for key in state.get("selected", [])]
+    selected = state.get("selected", [])
+    sends = [Send("fetch", FetchTask(key=key, url=sources[key]["url"], of=len(selected))) for key in selected]
     return sends or "extract"
 
 

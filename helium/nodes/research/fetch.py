@@ -25,6 +25,8 @@ from helium.tools.web.extract import NoMainText, chunk_text, extract_page
 class FetchTask(TypedDict):
     key: str
     url: str
+    of: int
+    """How many pages the round fetches: the progress display's M in "N/M", also after a resume."""
 
 
 def fetch_page(task: FetchTask, runtime: Runtime[ResearchContext]) -> dict:
@@ -40,7 +42,7 @@ def fetch_page(task: FetchTask, runtime: Runtime[ResearchContext]) -> dict:
             error = _extract(ctx, stored).error if stored else None
     else:
         error, again = stored.error, True
-    emit("fetched", url=task["url"], ok=error is None, reason=error, cached=again)
+    emit("fetched", url=task["url"], ok=error is None, reason=error, cached=again, total=task["of"])
     return {"pages": {task["key"]: PageOutcome(url=task["url"], ok=error is None, reason=error)}}
 
 
