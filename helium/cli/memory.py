@@ -44,7 +44,8 @@ def save_session_summaries(driver: RunDriver, run_ids: Iterable[str]) -> None:
         if run.flow not in SUMMARISED_FLOWS or not has_exchange(messages):
             continue
         try:
-            text = summarise(build_chat_model(settings), messages, (settings.api_key or "",))
+            with err.status(f"saving a summary of run {run.id} to memory…") if driver.interactive else nullcontext():
+                text = summarise(build_chat_model(settings), messages, (settings.api_key or "",))
         except Exception as exc:  # noqa: BLE001 - a summary is a bonus: say why it is missing, never fail the run
             described = describe_model_error(exc, route_model(settings), settings.max_retries)
             err.print(f"warning: memory: no summary of run {run.id} was saved: {described or exc}", markup=False)
