@@ -76,7 +76,7 @@ def test_add_list_ask_and_remove(rag_cli: Cli, project: Path, model_server: Scri
     assert "docs/httpx.md" not in {f["path"] for f in json.loads(rag_cli.run("rag", "list", "--json").stdout)}
 
 
-def test_ask_prints_the_answer_and_its_sources(rag_cli: Cli, project: Path,
+def test_ask_prints_the_answer_and_its_sources_or_one_line_on_failure(rag_cli: Cli, project: Path,
                                                model_server: ScriptedOpenAIServer) -> None:
     assert rag_cli.run("rag", "add", "src/app.py").returncode == 0
     (project / "src" / "app.py").write_text("def greet(name):\n    return f'hi {name}'\n\n\ndef part():\n    pass\n")
@@ -87,6 +87,12 @@ def test_ask_prints_the_answer_and_its_sources(rag_cli: Cli, project: Path,
                                    "  [1] src/app.py:1-6 (def greet, def part)")
     assert "return f'hi {name}'" in user_text(model_server.requests[0])  # the changed file was indexed again
     assert asked.stderr.strip() == ""  # nothing but the answer: no warnings, no progress left behind
+
+    model_server.add_turns([{"status": 401}])
+    failed = rag_cli.run("rag", "ask", "what does greet return?")
+    assert failed.returncode == 1 and failed.stdout == ""
+    [line] = failed.stderr.strip().splitlines()
+    assert line.startswith("error: ") and "Traceback" not in failed.stderr
 
 
 def test_at_mentions_and_search_files_in_run_chat(rag_cli: Cli, project: Path,
@@ -132,15 +138,6 @@ def test_rag_commands_have_help_with_examples(rag_cli: Cli) -> None:
         result = rag_cli.run("rag", *command, "--help")
         assert result.returncode == 0 and "Examples" in result.stdout, command
     assert rag_cli.run("rag", "add").returncode == 2  # paths are required: typer's usage error
-
-
-def test_ask_with_a_failing_model_is_one_line_and_exit_1(rag_cli: Cli, model_server: ScriptedOpenAIServer) -> None:
-    assert rag_cli.run("rag", "add", "README.md").returncode == 0
-    model_server.add_turns([{"status": 401}])
-    asked = rag_cli.run("rag", "ask", "what is this project?")
-    assert asked.returncode == 1 and asked.stdout == ""
-    [line] = asked.stderr.strip().splitlines()
-    assert line.startswith("error: ") and "Traceback" not in asked.stderr
 
 
 def test_ctrl_c_keeps_the_files_already_indexed(cli: Cli, project: Path) -> None:
