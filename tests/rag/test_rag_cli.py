@@ -76,8 +76,8 @@ def test_add_list_ask_and_remove(rag_cli: Cli, project: Path, model_server: Scri
     assert "docs/httpx.md" not in {f["path"] for f in json.loads(rag_cli.run("rag", "list", "--json").stdout)}
 
 
-def test_ask_prints_the_answer_and_its_sources_or_one_line_on_failure(rag_cli: Cli, project: Path,
-                                               model_server: ScriptedOpenAIServer) -> None:
+def test_ask_prints_the_answer_and_its_sources_or_one_line_on_failure(
+        rag_cli: Cli, project: Path, model_server: ScriptedOpenAIServer) -> None:
     assert rag_cli.run("rag", "add", "src/app.py").returncode == 0
     (project / "src" / "app.py").write_text("def greet(name):\n    return f'hi {name}'\n\n\ndef part():\n    pass\n")
     model_server.add_turns([{"content": "greet says hi [src/app.py:1-2]."}])
