@@ -88,7 +88,7 @@ def list_files(settings: Settings, json_output: bool) -> None:
         console.print("nothing is indexed; add files with: helium rag add PATHS", markup=False)
         return
     table = Table(title=f"{len(files)} indexed files, {sum(f.chunks for f in files)} chunks")
-    for column in ("file", "kind", "chunks", "size", "indexed"):
+    for column in ("file", "kind", "chunks", "length", "indexed"):
         table.add_column(column, justify="right" if column == "chunks" else "left")
     for f in files:
         table.add_row(escape(f.path), f.kind, str(f.chunks), f"{f.extent} {f.unit}s",
