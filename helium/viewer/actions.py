@@ -25,9 +25,11 @@ from helium.nodes.permissions import ALWAYS, APPROVE, DENY
 from helium.state.store import ProjectStore
 
 ANSWERS = (APPROVE, DENY, ALWAYS)
-FORKABLE_FLOWS = ("chat", "code", "skill")
-"""Flows of the agent loop, which `helium fork` knows how to continue from any step (a task's sandbox is
-gone once its trial ends; a research run is not a conversation)."""
+CONVERSATION_FLOWS = ("chat", "code", "skill")
+"""Flows of the agent loop: a fork continues from any step, with a new user message if one is given."""
+FORKABLE_FLOWS = (*CONVERSATION_FLOWS, "research")
+"""What `helium fork` can continue (a research fork redoes the steps after it, and takes no message; a
+task's sandbox is gone once its trial ends)."""
 
 
 class BackgroundRuns:
@@ -58,7 +60,9 @@ class BackgroundRuns:
                 if not snapshot.interrupts:
                     raise HeliumError(f"run {run.id} is not waiting for an approval")
                 resume = {i.id: {c["id"]: answers.get(c["id"], default) for c in i.value.get("calls", [])}
-                          for i in snapshot.interrupts}
+                          for i in snapshot.interrupts if isinstance(i.value, dict)}
+                if not resume:
+                    raise HeliumError(f"run {run.id} waits for something this viewer cannot answer")
                 store.runs.set_status(run.id, "running")
                 self._start(run.id, store, lambda driver: driver.drive(run, Command(resume=resume)))
         except BaseException:
@@ -77,6 +81,8 @@ class BackgroundRuns:
                 if flow not in FORKABLE_FLOWS:
                     raise HeliumError(f"a {flow} run cannot be forked from the viewer "
                                       f"(only {', '.join(FORKABLE_FLOWS)} runs)")
+                if message and flow not in CONVERSATION_FLOWS:
+                    raise HeliumError(f"a {flow} run takes no message; fork it without one")
                 driver = self._driver(store)
                 child = start_fork(driver, run_id, at, message or None)
                 self._start(child.id, store, lambda d: d.drive(child, None), driver)

@@ -26,7 +26,7 @@ from helium.graphs.drawing import render
 from helium.state.audit import AuditEntry
 from helium.state.runs import RunRecord
 from helium.state.store import ProjectStore
-from helium.viewer.actions import FORKABLE_FLOWS
+from helium.viewer.actions import CONVERSATION_FLOWS, FORKABLE_FLOWS
 from helium.viewer.timeline import TIMELINE_LIMIT, Step, TimelineCache
 
 SECRET_NAME = re.compile(r"key|token|secret|passw|auth|credential|cookie|bearer", re.IGNORECASE)
@@ -98,6 +98,7 @@ class RunView:
     graph_svg: str | None = None
     graph_text: str | None = None
     can_fork: bool = False
+    takes_messages: bool = False
     complete: bool = True
     """`steps` are all the run's checkpoints (else the newest `TIMELINE_LIMIT`)."""
     problem: str | None = None
@@ -110,7 +111,7 @@ def run_view(store: ProjectStore, settings: Settings, run_id: str, timeline: Tim
              every_step: bool = False) -> RunView:
     run = store.runs.get(run_id)
     view = RunView(run, shown_extra(run.extra), reward_of(run), audit=store.audit.entries(run.id),
-                   can_fork=run.flow in FORKABLE_FLOWS)
+                   can_fork=run.flow in FORKABLE_FLOWS, takes_messages=run.flow in CONVERSATION_FLOWS)
     view.children = [r for r in store.runs.list() if r.parent_id == run.id]
     try:
         graph = flow_module(run.flow).build_graph(store.checkpointer)
@@ -123,7 +124,8 @@ def run_view(store: ProjectStore, settings: Settings, run_id: str, timeline: Tim
         values = snapshot.values
         view.steps, view.complete = timeline.steps(store, graph, run.id, None if every_step else TIMELINE_LIMIT)
         view.messages = _messages(values.get("messages", []), view.audit)
-        view.pending = [call for i in snapshot.interrupts for call in i.value.get("calls", [])]
+        view.pending = [call for i in snapshot.interrupts if isinstance(i.value, dict)
+                        for call in i.value.get("calls", [])]
         view.position = tuple(snapshot.next) or (("__end__",) if view.steps else ("__start__",))
         view.graph_svg, view.graph_text = graph_picture(run.flow, view.position)
     view.research = research_section(settings.workspace, run, values)

@@ -27,11 +27,12 @@ SCREENSHOT_DIR = Path(os.environ.get("HELIUM_SCREENSHOTS", "")) if os.environ.ge
 
 
 def test_live_run_is_approved_from_the_page(viewed: ViewedProject, tmp_path: Path) -> None:
+    # the delays leave time to open the page while the run is still at its first steps (on a busy machine too)
     viewed.model.add_turns([
-        {"tool_calls": [call("read_file", "call_r", path="README.md")], "delay": 2.5},
+        {"tool_calls": [call("read_file", "call_r", path="README.md")], "delay": 5},
         {"tool_calls": [call("write_file", "call_w", path="hello.txt", content="hello from the browser\n")],
-         "delay": 2.5},
-        {"content": "I wrote hello.txt.", "delay": 1.5},
+         "delay": 3},
+        {"content": "I wrote hello.txt.", "delay": 4},
     ])
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -42,6 +43,7 @@ def test_live_run_is_approved_from_the_page(viewed: ViewedProject, tmp_path: Pat
             page.goto(f"{viewed.viewer.url}/runs/{run_id}")
             page.evaluate("window.__loaded_once = true")
             first_rows = page.locator("#timeline tr.step").count()
+            assert page.locator("#approval").count() == 0, "the page opened too late to see the run go on"
 
             # steps appear while the run goes on, then the approval it waits for, with no reload
             expect(page.locator("#approval")).to_be_visible(timeout=30_000)
@@ -57,6 +59,7 @@ def test_live_run_is_approved_from_the_page(viewed: ViewedProject, tmp_path: Pat
             page.locator("#approve-all").click()
             page.wait_for_url(f"**/runs/{run_id}")
             page.evaluate("window.__loaded_once = true")
+            expect(page.locator("#run-status")).to_have_text("running")  # the viewer drives it now
             expect(page.locator("#run-status")).to_have_text("done", timeout=30_000)
             assert page.evaluate("window.__loaded_once") is True  # the end arrived live, too
             expect(page.locator("#messages")).to_contain_text("I wrote hello.txt.")

@@ -167,7 +167,8 @@ def test_live_events_announce_changes(viewed: ViewedProject, finished: str) -> N
     assert finished in table and "waiting-approval" not in table
 
 
-def test_secrets_in_run_options_are_never_shown_and_task_and_research_outputs_are(viewed: ViewedProject) -> None:
+def test_secrets_in_run_options_are_never_shown_and_task_and_research_outputs_are(viewed: ViewedProject,
+                                                                                  finished: str) -> None:
     out = viewed.root / "output" / "hello_1"
     (out / "verifier").mkdir(parents=True)
     (out / "agent").mkdir()
@@ -200,6 +201,8 @@ def test_secrets_in_run_options_are_never_shown_and_task_and_research_outputs_ar
     report = viewed.http.get(f"/runs/{research.id}").text
     assert "<h1>Findings</h1>" in report and "<script>alert(1)</script>" not in report
     assert 'href="https://example.org/a"' in report and "A source" in report
+    forked = viewed.post(f"/runs/{research.id}/fork", {"csrf": viewed.csrf(finished), "at": "1", "message": "why?"})
+    assert forked.status_code == 400 and "takes no message" in forked.text  # a research fork redoes its steps
 
 
 def test_unknown_run_is_a_404_page(viewed: ViewedProject) -> None:
@@ -261,3 +264,4 @@ def test_a_real_task_trial_shows_reward_verifier_output_and_trajectory(viewed: V
     refused = viewed.post(f"/runs/{run['id']}/fork", {"csrf": viewed.csrf(finished), "at": "1"})
     assert refused.status_code == 400 and "cannot be forked" in refused.text
     assert re.search(rf'data-run="{run["id"]}">.*?<td class="num">1</td>', viewed.http.get("/").text, re.S)
+
