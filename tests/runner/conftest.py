@@ -3,12 +3,14 @@ and the Docker engine (tests skip, with the reason, only where none can be reach
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import docker
 import pytest
+from atif import Trajectory
 
 from helium.config import Settings, load_settings
 from helium.environments.docker import LABEL
@@ -78,3 +80,11 @@ def assert_secret_absent(secret: str, output_dir: Path, db_path: Path) -> None:
     with sqlite3.connect(db_path) as conn:
         conn.execute("PRAGMA wal_checkpoint(FULL)")
     assert secret.encode() not in db_path.read_bytes()
+
+
+def valid_atif(path: Path) -> dict:
+    """The trajectory file, after checking it against the ATIF spec's own pydantic models (the `atif` package:
+    sequential step ids, agent-only fields on agent steps, every observation answering a tool call)."""
+    data = json.loads(path.read_text())
+    Trajectory.model_validate(data)
+    return data

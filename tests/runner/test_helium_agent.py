@@ -15,7 +15,7 @@ from helium import AgentRunner, RunResult
 from helium.cli.session import checkpoint_history
 from helium.config import Settings
 from helium.state.store import ProjectStore
-from tests.runner.conftest import TASKS, TaskMaker, assert_secret_absent
+from tests.runner.conftest import TASKS, TaskMaker, assert_secret_absent, valid_atif
 from tests.support.scripted_openai import ScriptedOpenAIServer
 
 KEY = "sk-scripted-marker-77"
@@ -52,7 +52,7 @@ def test_helium_agent_creates_the_hello_file(model_settings: Settings, model_ser
     assert "Create a file at `/home/hello.txt`" in json.dumps(first_request["messages"])
     assert "bash" in json.dumps(first_request.get("tools", []))
 
-    atif = json.loads((result.output_dir / "agent" / "trajectory.json").read_text())
+    atif = valid_atif(result.output_dir / "agent" / "trajectory.json")
     assert atif["agent"]["model_name"] == "scripted"
     assert [s["source"] for s in atif["steps"]] == ["system", "user", "agent", "agent", "agent"]
     assert atif["steps"][2]["message"] == "I'll write the file."

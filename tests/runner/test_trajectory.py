@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pydantic
+import pytest
+from atif import Trajectory
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from helium.runner.trajectory import ATIF_VERSION, atif_document, tool_steps
@@ -19,6 +22,7 @@ def test_messages_become_an_atif_document_and_tool_steps() -> None:
     ]
     doc = atif_document(session_id="run1", agent_name="helium-helium", agent_version="0.1.0", model_name="m",
                         messages=messages, system_prompt="You are Helium.")
+    Trajectory.model_validate(doc)  # the spec's own models accept it
     assert doc["schema_version"] == ATIF_VERSION
     assert doc["agent"] == {"name": "helium-helium", "version": "0.1.0", "model_name": "m"}
     steps = doc["steps"]
@@ -37,3 +41,13 @@ def test_messages_become_an_atif_document_and_tool_steps() -> None:
     assert [(s.tool_name, s.tool_input["command"], s.tool_output) for s in found] == [
         ("bash", "echo hi > /home/hello.txt", "exit code 0\n"), ("bash", "cat /home/hello.txt", "exit code 0\nhi\n")]
     assert found[0].step_id == 3
+
+
+def test_the_spec_models_reject_what_helium_must_not_write() -> None:
+    """The check the runner tests rely on can fail: an observation answering no tool call is refused."""
+    doc = atif_document(session_id="s", agent_name="a", agent_version="1", model_name=None,
+                        messages=[HumanMessage("go"), AIMessage("", tool_calls=[{"id": "c1", "name": "bash",
+                                                                                  "args": {}}])])
+    doc["steps"][1]["observation"]["results"][0]["source_call_id"] = "nobody"
+    with pytest.raises(pydantic.ValidationError):
+        Trajectory.model_validate(doc)

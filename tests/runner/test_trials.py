@@ -16,7 +16,7 @@ from helium.config import Settings
 from helium.errors import HeliumError
 from helium.runner import TaskError
 from helium.state.store import ProjectStore
-from tests.runner.conftest import TASKS, TaskMaker, assert_secret_absent, leftover_containers
+from tests.runner.conftest import TASKS, TaskMaker, assert_secret_absent, leftover_containers, valid_atif
 from tests.support import fake_daytona
 
 EXPECTED = {"broken-verifier": "error", "create-hello-file": "passed", "fix-failing-test": "passed",
@@ -48,7 +48,7 @@ def check_oracle_batch(batch: BatchResult, settings: Settings) -> None:
     assert config["agent"] == "oracle" and config["task_config"]["agent_timeout_sec"] == 120.0
     result = json.loads((trial / "result.json").read_text())
     assert result["success"] is True and result["reward"] == 1.0 and result["status"] == "passed"
-    atif = json.loads((trial / "agent" / "trajectory.json").read_text())
+    atif = valid_atif(trial / "agent" / "trajectory.json")
     assert atif["schema_version"] == "ATIF-v1.4"
     assert [s["source"] for s in atif["steps"]] == ["system", "user", "agent", "agent"]
     assert "autonomous agent solving a benchmark task" in atif["steps"][0]["message"]
