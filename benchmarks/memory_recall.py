@@ -60,11 +60,6 @@ def timed(action: Callable[[], Any], repeats: int) -> list[float]:
     return samples
 
 
-def percentile(samples: list[float], fraction: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
-
-
 def measure(facts: int, queries: int) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="helium-memory-bench-"))
     embedder = LocalEmbedder()
@@ -98,7 +93,7 @@ def measure(facts: int, queries: int) -> dict[str, Any]:
     bare = ContextChooser(empty_root, "bench", empty.vectors, empty, 0.25, 0.35)
     rows["new run's context (empty memory, no skills)"] = timed(lambda: bare.choose(next(cycle)), queries)
     return {"facts": facts, "queries": queries, "model_load_s": model_load, "remember_facts_per_s": facts / remember_s,
-            "latency_ms": {name: {"p50": percentile(s, 0.5), "p95": percentile(s, 0.95),
+            "latency_ms": {name: {"p50": statistics.median(s), "p95": statistics.quantiles(s, n=20)[18],
                                   "mean": statistics.fmean(s)} for name, s in rows.items()}}
 
 
