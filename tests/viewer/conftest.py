@@ -6,7 +6,6 @@ add the scripted turns they consume).
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -16,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from helium.state.store import ProjectStore
 from helium.viewer import ViewerHandle, serve_in_thread
 from tests.conftest import Cli
 from tests.support.scripted_openai import ScriptedOpenAIServer
@@ -33,9 +33,9 @@ class ViewedProject:
         return self.cli.cwd
 
     def runs(self) -> list[dict]:
-        result = self.cli.run("runs", "--json")
-        assert result.returncode == 0, result.stderr
-        return json.loads(result.stdout)
+        """What `helium runs --json` prints, read from the store here (polling with a CLI process is slow)."""
+        with ProjectStore(self.root / ".helium" / "helium.db") as store:
+            return [r.to_json() for r in store.runs.list()]
 
     def run(self, run_id: str) -> dict:
         return next(r for r in self.runs() if r["id"] == run_id)
