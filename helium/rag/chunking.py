@@ -23,6 +23,10 @@ SMALL_CHUNK_CHARS = 300
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_SUMMARY = re.compile(r"^\s*<summary>(.+?)</summary>\s*$", re.IGNORECASE)
+_DETAILS = re.compile(r"^\s*<details\b[^>]*>\s*$", re.IGNORECASE)
+SUMMARY_LEVEL = 7
+"""Below every `#` level, so neighbouring <details> sections are siblings under the heading they sit in."""
 _DECLARATION = re.compile(
     r"^(?:export\s+(?:default\s+)?)?(?:async\s+)?"
     r"(?:function\b|class\b|interface\b|type\b|enum\b|const\b|let\b|var\b|struct\b|impl\b|trait\b|mod\b|fn\b|"
@@ -55,29 +59,41 @@ def chunk_markdown(lines: Sequence[str]) -> list[Chunk]:
     """A chunk per heading section (with its heading path); a heading with no text of its own joins the next.
 
     An ATX heading (`## Title`) counts after a blank line or another heading: a `#` line inside a
-    paragraph (`#include`, extracted HTML) is text."""
+    paragraph (`#include`, extracted HTML) is text.  A collapsible `<details><summary>Title</summary>`
+    block, common in READMEs, is a section below the current heading."""
     pieces: list[_Piece] = []
     trail: list[tuple[int, str]] = []
-    headings: set[int] = set()
+    heading_lines: set[int] = set()
     start, section, in_fence, last_heading = 1, "", False, 0
     for number, line in enumerate(lines, 1):
         if _FENCE.match(line):
             in_fence = not in_fence
             continue
-        after_break = number == 1 or not lines[number - 2].strip() or last_heading == number - 1
-        heading = _HEADING.match(line) if after_break and not in_fence else None
-        if heading is None:
+        found = None if in_fence else _heading(lines, number, last_heading)
+        if found is None:
             continue
+        level, title, begins = found
         last_heading = number
-        headings.add(number)
-        if _has_text(lines, start + 1 if start in headings else start, number - 1):
-            pieces.append(_Piece(start, number - 1, section))
-            start = number
-        level = len(heading.group(1))
-        trail = [*(t for t in trail if t[0] < level), (level, heading.group(2).strip())]
-        section = " > ".join(title for _, title in trail)
+        if _has_text(lines, start, begins - 1, heading_lines):
+            pieces.append(_Piece(start, begins - 1, section))
+            start = begins
+        heading_lines.update(range(begins, number + 1))
+        trail = [*(t for t in trail if t[0] < level), (level, title)]
+        section = " > ".join(t for _, t in trail)
     pieces.append(_Piece(start, len(lines), section))
     return _split(lines, pieces)
+
+
+def _heading(lines: Sequence[str], number: int, last_heading: int) -> tuple[int, str, int] | None:
+    """(level, title, first line) of a heading at line `number`, or None."""
+    line, previous = lines[number - 1], lines[number - 2] if number > 1 else ""
+    summary = _SUMMARY.match(line)
+    if summary:
+        begins = number - 1 if _DETAILS.match(previous) else number
+        return SUMMARY_LEVEL, re.sub(r"<[^>]+>", "", summary.group(1)).strip(), begins
+    after_break = number == 1 or not previous.strip() or last_heading == number - 1
+    atx = _HEADING.match(line) if after_break else None
+    return (len(atx.group(1)), atx.group(2).strip(), number) if atx else None
 
 
 def chunk_python(lines: Sequence[str]) -> list[Chunk]:
@@ -209,8 +225,9 @@ def _trimmed(lines: Sequence[str], start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _has_text(lines: Sequence[str], start: int, end: int) -> bool:
-    return any(line.strip() for line in lines[max(start, 1) - 1:end])
+def _has_text(lines: Sequence[str], start: int, end: int, ignored: set[int] | None = None) -> bool:
+    return any(line.strip() for number, line in enumerate(lines[max(start, 1) - 1:end], max(start, 1))
+               if number not in (ignored or ()))
 
 
 def _size(lines: Sequence[str], start: int, end: int) -> int:

@@ -60,6 +60,13 @@ def test_markdown_is_cut_at_headings_with_their_path() -> None:
     assert "# not a heading" in chunks[2].text
 
 
+def test_collapsible_details_sections_are_sections_under_their_heading() -> None:
+    lines = ["# Library", "", "Intro.", "", "<details>", "<summary>Tables</summary>", "", "Make tables.",
+             "", "</details>", "<details>", "<summary><b>Trees</b></summary>", "Draw trees.", "</details>"]
+    assert [(c.start, c.end, c.section) for c in chunk_markdown(lines)] == [
+        (1, 3, "Library"), (5, 10, "Library > Tables"), (11, 14, "Library > Trees")]
+
+
 BODY = "".join(f"    value_{i} = compute_something_long({i}, option=True)\n" for i in range(6))
 METHOD_BODY = BODY.replace("    ", "        ")
 PYTHON = f'''\
