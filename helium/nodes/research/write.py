@@ -8,6 +8,7 @@ import json
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
+from helium.errors import HeliumError
 from helium.nodes.research.context import ResearchContext
 from helium.nodes.research.plan import question_of
 from helium.nodes.research.progress import emit
@@ -26,12 +27,16 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
         citation_section(checks),
         f"{verified} of {len(checks)} citations verified.",
     ) if part) + "\n"
-    ctx.output_dir.mkdir(parents=True, exist_ok=True)
     report_path = ctx.output_dir / "report.md"
     sources_path = ctx.output_dir / "sources.json"
-    report_path.write_text(report, encoding="utf-8")
-    sources_path.write_text(json.dumps(sources_document(state, ctx.run_id, ctx.pages), indent=2, ensure_ascii=False)
-                            + "\n", encoding="utf-8")
+    sources = json.dumps(sources_document(state, ctx.run_id, ctx.pages), indent=2, ensure_ascii=False) + "\n"
+    try:
+        ctx.output_dir.mkdir(parents=True, exist_ok=True)
+        report_path.write_text(report, encoding="utf-8")
+        sources_path.write_text(sources, encoding="utf-8")
+    except OSError as exc:
+        raise HeliumError(f"cannot write the report to {ctx.output_dir} ({exc.strerror or exc}); fix that, then "
+                          "resume the run: it only writes the report again") from None
     extra = ctx.store.runs.get(ctx.run_id).extra
     ctx.store.runs.set_extra(ctx.run_id, {**extra, "report_path": str(report_path), "sources_path": str(sources_path)})
     pages = state.get("pages", {}).values()
