@@ -17,7 +17,7 @@ from helium.config import Settings
 from helium.errors import HeliumError
 from helium.runner import AgentRunner, BatchResult, ParallelRunner, discover_tasks
 from helium.runner.batch import unfinished_trial_dirs
-from helium.runner.trial import TrialRecord
+from helium.runner.result import TrialRecord
 
 if TYPE_CHECKING:
     from helium.viewer import ViewerHandle

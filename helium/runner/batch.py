@@ -28,7 +28,9 @@ from helium.errors import HeliumError
 from helium.runner.agents import agent_model
 from helium.runner.output import CONFIG_FILE, RESULT_FILE, read_json, write_json
 from helium.runner.task import TASK_FILE, load_task
-from helium.runner.trial import DEFAULT_MODEL, AgentRunner, RunResult, check_provider
+from helium.runner.result import RunResult
+from helium.runner.setup import check_provider
+from helium.runner.trial import DEFAULT_MODEL, AgentRunner
 from helium.runner.trajectory import tool_steps
 
 BATCH_FILE = "batch.json"

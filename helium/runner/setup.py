@@ -13,13 +13,17 @@ from __future__ import annotations
 import json
 import posixpath
 import shlex
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from helium.environments import Environment
-from helium.errors import HeliumError
+from helium.environments import PROVIDERS, Environment, EnvironmentSpec
+from helium.errors import ConfigError, HeliumError
+from helium.runner.task import Task
 
-FILE_INSTRUCTIONS = ("COPY", "ADD", "WORKDIR", "RUN")
+DEFAULT_WORKDIR = "/app"
+REPLAYED_PROVIDERS = ("local",)
+"""Providers that build no image: the task's Dockerfile is replayed into them."""
 
 
 class SetupError(HeliumError):
@@ -116,3 +120,23 @@ def _shell_form(arguments: str) -> str:
         except ValueError:
             pass
     return arguments
+
+
+def check_provider(provider: str) -> None:
+    """Refuse an unknown provider, and `local` where nothing would keep a task's commands off this machine."""
+    if provider not in PROVIDERS:
+        raise ConfigError(f"unknown environment provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+    if provider in REPLAYED_PROVIDERS and shutil.which("bwrap") is None:
+        raise ConfigError("the local provider runs tasks under bubblewrap, which is not installed "
+                          "(apt-get install bubblewrap); without it a task's commands would write to this "
+                          "machine's own /app and /home. Use --provider docker instead")
+
+
+def environment_spec(task: Task) -> EnvironmentSpec:
+    """The environment a task asks for in task.toml (and its Dockerfile's WORKDIR, where task.toml sets none)."""
+    env = task.environment
+    dockerfile_dir = task.environment_dir if (task.environment_dir / "Dockerfile").is_file() else None
+    workdir = env.workdir or (dockerfile_workdir(dockerfile_dir) if dockerfile_dir else None) or DEFAULT_WORKDIR
+    return EnvironmentSpec(image=env.docker_image, dockerfile_dir=dockerfile_dir, cpus=env.cpus,
+                           memory_mb=env.memory_mb, allow_network=env.allow_internet,
+                           build_timeout_sec=env.build_timeout_sec, workdir=workdir)

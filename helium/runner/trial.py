@@ -16,7 +16,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -26,8 +26,8 @@ from langgraph.errors import GraphRecursionError
 
 from helium import __version__
 from helium.config import Settings, load_settings
-from helium.environments import PROVIDERS, Environment, EnvironmentSpec, create_environment
-from helium.errors import ConfigError, HeliumError
+from helium.environments import Environment, EnvironmentSpec, create_environment
+from helium.errors import HeliumError
 from helium.graphs import task as task_flow
 from helium.graphs.agent_loop import recursion_limit
 from helium.models import describe_model_error, estimate_cost, route_model
@@ -43,7 +43,14 @@ from helium.runner.output import (
     secrets_to_hide,
     write_json,
 )
-from helium.runner.setup import dockerfile_workdir, replay_dockerfile, run_setup_commands
+from helium.runner.result import RunResult, TrialRecord
+from helium.runner.setup import (
+    REPLAYED_PROVIDERS,
+    check_provider,
+    environment_spec,
+    replay_dockerfile,
+    run_setup_commands,
+)
 from helium.runner.task import TASK_FILE, Task, load_task
 from helium.runner.trajectory import TrajectoryStep, atif_document, tool_steps
 from helium.runner.verifier import Verification, verify
@@ -52,9 +59,6 @@ from helium.state.store import ProjectStore
 
 DEFAULT_MODEL = "gemini/gemini-2.5-computer-use-preview-10-2025"
 """The reference API's default model id."""
-DEFAULT_WORKDIR = "/app"
-REPLAYED_PROVIDERS = ("local",)
-"""Providers that build no image: the task's Dockerfile is replayed into them (see setup.py)."""
 AGENT_GRACE_SEC = 3.0
 """How long a timed-out agent's thread gets to notice and stop before the verifier runs regardless."""
 JOIN_SLICE_SEC = 0.2
@@ -65,56 +69,6 @@ Progress = Callable[[str], None]
 
 class TrialAborted(HeliumError):
     """A trial stopped before it was scored (Ctrl-C, or its batch was cancelled); a batch re-runs it on --resume."""
-
-
-@dataclass
-class RunResult:
-    """What `AgentRunner.run()` returns (the reference API, field for field)."""
-
-    success: bool           # whether the task passed (reward >= 1.0)
-    reward: float           # reward value from verification
-    duration: float         # execution time in seconds
-    trajectory: list        # list of TrajectoryStep: .tool_name, .tool_input, .tool_output
-    error: str | None       # error message if the trial could not be scored, or the agent was cut off
-    output_dir: Path        # where outputs were saved
-
-    @property
-    def status(self) -> str:
-        """passed, failed (a genuine reward below 1) or error (no usable reward, or the agent broke or timed out)."""
-        if self.success:
-            return "passed"
-        return "error" if self.error else "failed"
-
-
-@dataclass
-class TrialRecord:
-    """Everything a trial learned; result.json is this, and `result` is what the API returns."""
-
-    task: str
-    task_path: str
-    agent: str
-    model: str
-    provider: str
-    attempt: int
-    run_id: str
-    result: RunResult
-    rewards: dict[str, float] = field(default_factory=dict)
-    timings: dict[str, float] = field(default_factory=dict)
-    """Seconds spent in: environment (start and setup), agent, verifier, total."""
-    agent_timed_out: bool = False
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost: float | None = None
-    started_at: str = ""
-    finished_at: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        result = data.pop("result")
-        data.update(success=result["success"], reward=result["reward"], duration=result["duration"],
-                    error=result["error"], status=self.result.status, output_dir=str(self.result.output_dir),
-                    steps=len(self.result.trajectory))
-        return data
 
 
 @dataclass
@@ -369,26 +323,6 @@ class AgentRunner:
                         self._say(f"→ {call['name']} {_one_line(call['args'].get('command') or call['args'])}")
                 elif isinstance(message, ToolMessage):
                     self._say(f"  ← {_one_line(message.text)}")
-
-
-def check_provider(provider: str) -> None:
-    """Refuse an unknown provider, and `local` where nothing would keep a task's commands off this machine."""
-    if provider not in PROVIDERS:
-        raise ConfigError(f"unknown environment provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
-    if provider in REPLAYED_PROVIDERS and shutil.which("bwrap") is None:
-        raise ConfigError("the local provider runs tasks under bubblewrap, which is not installed "
-                          "(apt-get install bubblewrap); without it a task's commands would write to this "
-                          "machine's own /app and /home. Use --provider docker instead")
-
-
-def environment_spec(task: Task) -> EnvironmentSpec:
-    """The environment a task asks for in task.toml (and its Dockerfile's WORKDIR, where task.toml sets none)."""
-    env = task.environment
-    dockerfile_dir = task.environment_dir if (task.environment_dir / "Dockerfile").is_file() else None
-    workdir = env.workdir or (dockerfile_workdir(dockerfile_dir) if dockerfile_dir else None) or DEFAULT_WORKDIR
-    return EnvironmentSpec(image=env.docker_image, dockerfile_dir=dockerfile_dir, cpus=env.cpus,
-                           memory_mb=env.memory_mb, allow_network=env.allow_internet,
-                           build_timeout_sec=env.build_timeout_sec, workdir=workdir)
 
 
 def _one_line(value: object, width: int = 100) -> str:
