@@ -91,11 +91,6 @@ class BackgroundRuns:
             raise
         return child.id
 
-    def join(self, timeout: float) -> None:
-        """Wait up to `timeout` seconds for the runs still going (tests and notebooks use this)."""
-        for thread in list(self._threads.values()):
-            thread.join(timeout)
-
     def _check_model(self) -> None:
         build_chat_model(self.settings)  # a missing key or provider extra is reported before anything changes
 

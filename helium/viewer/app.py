@@ -42,7 +42,7 @@ def create_app(settings: Settings, *, port: int, loopback_only: bool = True,
     background = BackgroundRuns(settings)
     timeline = TimelineCache()
     stopping = stopping or threading.Event()
-    app.state.settings, app.state.guard, app.state.background = settings, guard, background
+    app.state.settings = settings  # for open_store
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.filters["when"] = format_time
     templates.env.globals.update(csrf_token=guard.token, workspace=str(settings.workspace))
