@@ -79,7 +79,7 @@ def fanned_out(urls: list[str], workspace: Path, research: ResearchSettings) -> 
         builder.add_edge("extract", END)
         graph = builder.compile(checkpointer=store.checkpointer)
         sources = {normalise_url(u): Source(key=normalise_url(u), url=u, title="", snippet="", providers=["bench"],
-                                            found_by=1, tier="unknown", score=0.5, round=1) for u in urls}
+                                            found_by=1, rank=0, tier="unknown", score=0.5, round=1) for u in urls}
         start = time.perf_counter()
         final = graph.invoke({"sources": sources, "selected": list(sources), "round": 1},
                              {"configurable": {"thread_id": run.id}, **context.graph_config()}, context=context)

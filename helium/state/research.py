@@ -48,6 +48,9 @@ class Source(TypedDict):
     snippet: str
     providers: list[str]
     found_by: int
+    """How many searches found it (any query, any provider, any round)."""
+    rank: int
+    """Its best position in a search's results (0 is first)."""
     tier: str
     score: float
     round: int

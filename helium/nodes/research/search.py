@@ -68,13 +68,13 @@ def merge_sources(state: ResearchState, runtime: Runtime[ResearchContext]) -> di
             if known is None:
                 tier = ctx.settings.policy.classify(hit["url"])
                 fresh[key] = Source(key=key, url=hit["url"], title=hit["title"], snippet=hit["snippet"],
-                                    providers=[record["provider"]], found_by=1, tier=tier,
+                                    providers=[record["provider"]], found_by=1, rank=hit["rank"], tier=tier,
                                     score=ctx.settings.policy.score(hit["url"], hit["rank"], 1), round=round_)
             else:
                 providers = sorted({*known["providers"], record["provider"]})
-                found_by = known["found_by"] + 1
-                fresh[key] = {**known, "providers": providers, "found_by": found_by,
-                              "score": ctx.settings.policy.score(known["url"], hit["rank"], found_by)}
+                found_by, rank = known["found_by"] + 1, min(known["rank"], hit["rank"])
+                fresh[key] = {**known, "providers": providers, "found_by": found_by, "rank": rank,
+                              "score": ctx.settings.policy.score(known["url"], rank, found_by)}
     fetched = set(state.get("pages", {}))
     candidates = [s for k, s in {**sources, **fresh}.items() if k not in fetched and s["tier"] != "blocked"]
     candidates.sort(key=lambda s: (-s["score"], s["round"], s["key"]))
