@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
+from langgraph.runtime import Runtime
 
 from helium.config import load_settings
 from helium.errors import ConfigError
-from helium.nodes.research.settings import research_settings
+from helium.nodes.research.context import ResearchContext
+from helium.nodes.research.search import merge_sources
+from helium.nodes.research.settings import ResearchSettings, research_settings
+from helium.state.research import Hit, SearchRecord
 from helium.tools.web.policy import SourcePolicy
 from helium.tools.web.urls import normalise_url, unwrap_redirect
 
@@ -74,3 +80,30 @@ def test_searxng_url_flag_beats_environment_beats_config(tmp_path, monkeypatch) 
     monkeypatch.setenv("HELIUM_SEARXNG_URL", "http://env:2")
     assert research_settings(load_settings(tmp_path)).searxng_url == "http://env:2"
     assert research_settings(load_settings(tmp_path), {"searxng_url": "http://flag:3"}).searxng_url == "http://flag:3"
+
+
+def test_merge_dedupes_spellings_ranks_by_policy_and_keeps_the_top_n() -> None:
+    def hits(*urls: str) -> list[Hit]:
+        return [Hit(url=u, title=u, snippet="", rank=i) for i, u in enumerate(urls)]
+
+    searches = [
+        SearchRecord(round=1, query="q", provider="searxng", error=None, hits=hits(
+            "https://someone.medium.com/post", "http://www.Example.org/guide/?utm_source=x", "https://spam.example/a",
+            "https://www.reddit.com/r/x/comments/1", "https://fetched.example/page")),
+        SearchRecord(round=1, query="q", provider="duckduckgo", error=None, hits=hits(
+            "https://example.org/guide#intro", "https://docs.python.org/3/library/", "https://news.example/story")),
+    ]
+    settings = replace(ResearchSettings(), max_sources=4,
+                       policy=ResearchSettings().policy.with_extra(blocked=["spam.example"],
+                                                                   reputable=["news.example"]))
+    # merging uses the settings only: no model, store or network
+    context = ResearchContext(run_id="r", model=None, store=None, pages=None, vectors=None,  # type: ignore[arg-type]
+                              providers=[], fetcher=None, settings=settings, output_dir=None)  # type: ignore[arg-type]
+    update = merge_sources({"round": 1, "searches": searches, "pages": {"https://fetched.example/page": {}}},
+                           Runtime(context=context))
+    guide = update["sources"]["https://example.org/guide"]
+    assert guide["found_by"] == 2 and guide["providers"] == ["duckduckgo", "searxng"] and guide["rank"] == 0
+    assert guide["url"] == "http://www.Example.org/guide/?utm_source=x"  # fetched as first found
+    assert update["selected"] == ["https://docs.python.org/3/library", "https://news.example/story",
+                                  "https://example.org/guide", "https://someone.medium.com/post"]
+    assert "warnings" in update and update["warnings"] == []
