@@ -81,7 +81,8 @@ def test_helium_agent_fixes_the_failing_test_with_file_tools(model_settings: Set
                         {"id": "r2", "name": "read_file", "arguments": {"path": "/app/calc.py"}}]},
         {"content": "mean divides by n - 1.",
          "tool_calls": [{"id": "e1", "name": "edit_file",
-                         "arguments": {"path": "calc.py", "old_text": "(len(values) - 1)", "new_text": "len(values)"}}]},
+                         "arguments": {"path": "calc.py", "old_text": "(len(values) - 1)",
+                                       "new_text": "len(values)"}}]},
         {"tool_calls": [bash("t1", "python3 test_calc.py")]},
         {"content": "Fixed mean() in calc.py; the tests pass."},
     ])

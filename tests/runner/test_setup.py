@@ -29,7 +29,8 @@ def test_replay_copies_files_makes_workdirs_and_runs_commands(tmp_path: Path) ->
     (context / "notes.txt").write_text("hello\n")
     (context / "Dockerfile").write_text(
         "FROM python:3.11-slim\nENV A=1\nWORKDIR /app\nCOPY src/ /app/src/\nCOPY --chown=1000 notes.txt ./\n"
-        "ADD notes.txt /home/copy.txt\nRUN [\"bash\", \"-c\", \"echo ran > built.txt\"]\nWORKDIR sub\nRUN pwd > /app/where\n")
+        "ADD notes.txt /home/copy.txt\nRUN [\"bash\", \"-c\", \"echo ran > built.txt\"]\n"
+        "WORKDIR sub\nRUN pwd > /app/where\n")
     environment = sandbox(tmp_path)
     replay_dockerfile(environment, context, timeout=30)
     assert environment.exec("cat /app/src/pkg/mod.py /app/notes.txt /home/copy.txt /app/built.txt /app/where").stdout \

@@ -12,7 +12,8 @@ TASKS = Path(__file__).resolve().parents[2] / "tasks"
 EXAMPLES = ["broken-verifier", "create-hello-file", "fix-failing-test", "rename-across-files", "text-statistics"]
 
 
-def make_task(root: Path, toml: str, *, instruction: str = "Do it.", test: bool = True, dockerfile: bool = True) -> Path:
+def make_task(root: Path, toml: str, *, instruction: str = "Do it.", test: bool = True,
+              dockerfile: bool = True) -> Path:
     folder = root / "t"
     (folder / "tests").mkdir(parents=True)
     (folder / "environment").mkdir()

@@ -130,7 +130,8 @@ def test_hanging_agent_is_cut_at_its_timeout(settings: Settings, tmp_path: Path,
     if provider == "docker":
         request.getfixturevalue("docker_engine")
     task = make_task("hangs", solve="echo started > /app/started; sleep 300; echo never > /app/done",
-                     test='[ -f /app/done ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt',
+                     test="[ -f /app/done ] && echo 1 > /logs/verifier/reward.txt "
+                          "|| echo 0 > /logs/verifier/reward.txt",
                      toml="[agent]\ntimeout_sec = 2\n")
     result = asyncio.run(AgentRunner(task, provider=provider, output_dir=tmp_path / "out", agent="oracle",
                                      settings=settings).run())
