@@ -584,6 +584,24 @@ def rag_list(json_output: JsonOpt = False) -> None:
     rag.list_files(_settings(), json_output)
 
 
+@rag_app.command("show")
+def rag_show(citation: Annotated[str, typer.Argument(help="A citation: path:start-end, or file.pdf:pN.")],
+             json_output: JsonOpt = False) -> None:
+    """Print the indexed text a citation points to, with line (or page) numbers; for HTML and PDF files this is
+    the extracted text that their citations count in.
+
+    Examples:
+
+    \b
+      helium rag show docs/guide.md:12-30
+      helium rag show docs/page.html:40-52 --json
+      helium rag show manual.pdf:p3
+    """
+    from helium.cli import rag
+
+    rag.show(_settings(), citation, json_output)
+
+
 @rag_app.command("remove")
 def rag_remove(paths: PathsArg, json_output: JsonOpt = False) -> None:
     """Drop files (or everything under directories, or matching globs) from the index.

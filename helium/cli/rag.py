@@ -20,7 +20,7 @@ from helium.errors import HeliumError
 from helium.models import build_chat_model, describe_model_error, route_model
 from helium.rag.answer import RagAnswer, answer_question
 from helium.rag.catalog import FileCatalog
-from helium.rag.citations import find_citations
+from helium.rag.citations import find_citations, parse_citation
 from helium.rag.index import AddReport, open_rag_index
 from helium.rag.index import Progress as ProgressCallback
 from helium.rag.mentions import attach_mentions
@@ -94,6 +94,20 @@ def list_files(settings: Settings, json_output: bool) -> None:
         table.add_row(escape(f.path), f.kind, str(f.chunks), f"{f.extent} {f.unit}s",
                       format_time(f.indexed_at))
     console.print(table)
+
+
+def show(settings: Settings, citation: str, json_output: bool) -> None:
+    """Print what a citation points to, numbered (for HTML and PDF files, the extracted text it counts in)."""
+    with ProjectStore(settings.db_path) as store:
+        index = open_rag_index(settings, store)
+        cited = parse_citation(citation, index.catalog)
+        rows = index.cited_text(cited.path, cited.start, cited.end)
+    if json_output:
+        print(json.dumps({**cited.to_json(), "text": [{"number": n, "text": t} for n, t in rows]}, indent=2))
+    elif cited.unit == "page":
+        print("\n\n".join(f"--- page {n} ---\n{text}" for n, text in rows))
+    else:
+        print("\n".join(f"{n:6}\t{text}" for n, text in rows))
 
 
 def remove(settings: Settings, paths: list[str], json_output: bool) -> int:

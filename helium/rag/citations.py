@@ -11,6 +11,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from helium.errors import HeliumError
 from helium.rag.catalog import FileCatalog
 
 _CITATION = re.compile(r"(?<![\w.@/:-])(?P<path>[\w~.\-/]+):(?P<page>p)?(?P<start>\d+)(?:[-–](?P<end>p?\d+))?")
@@ -47,6 +48,16 @@ def find_citations(text: str, catalog: FileCatalog) -> list[Citation]:
             unit = "page" if match["page"] else "line"
             found[label] = _checked(label, path, start, end, unit, catalog)
     return list(found.values())
+
+
+def parse_citation(text: str, catalog: FileCatalog) -> Citation:
+    """The one citation `text` is (`docs/guide.md:12-30`, `manual.pdf:p3`), checked; or a HeliumError."""
+    found = find_citations(text.strip(), catalog)
+    if not found or found[0].label != text.strip():
+        raise HeliumError(f"{text!r} is not a citation: write it as path:start-end, or file.pdf:pN for pages")
+    if not found[0].valid:
+        raise HeliumError(f"{found[0].label} is not a real range: {found[0].reason}")
+    return found[0]
 
 
 def flag_invalid(text: str, citations: list[Citation]) -> str:

@@ -274,6 +274,24 @@ class RagIndex:
         hits = self.vectors.query(COLLECTION, query, k=k, where=_where_paths(paths))
         return [_passage(hit.text, hit.metadata, hit.score) for hit in hits]
 
+    def cited_text(self, path: str, start: int, end: int) -> list[tuple[int, str]]:
+        """What a citation points to, as (line or page number, text), rebuilt from the stored chunks: for HTML
+        and PDF files that is the extracted text the citation counts in."""
+        hits = self.vectors.get(COLLECTION, where={"$and": [{"path": path}, {"start": {"$lte": end}},
+                                                             {"end": {"$gte": start}}]})
+        hits.sort(key=lambda hit: int(hit.id.rsplit("#", 1)[1]))  # chunk order, so slices of a long line join up
+        rows: dict[int, str] = {}
+        for hit in hits:
+            first = int(hit.metadata["start"])
+            if hit.metadata.get("unit") == "page":
+                rows[first] = "\n\n".join(filter(None, [rows.get(first), hit.text]))
+                continue
+            for offset, line in enumerate(hit.text.split("\n")):
+                rows[first + offset] = rows.get(first + offset, "") + line
+        if hits and hits[0].metadata.get("unit") == "page":
+            return sorted(rows.items())
+        return [(number, rows.get(number, "")) for number in range(start, end + 1)]
+
     def passages_of(self, paths: Sequence[str]) -> list[Passage]:
         """Every chunk of these files, in file and line order."""
         hits = self.vectors.get(COLLECTION, where=_where_paths(paths))

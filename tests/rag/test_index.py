@@ -114,6 +114,13 @@ def test_a_pdf_is_indexed_by_pages_and_searchable(workspace: Path, index: RagInd
     assert (entry.kind, entry.unit, entry.extent, entry.chunks) == ("pdf", "page", 2, 2)
     [best] = index.search("how often must the coolant pumps be checked?", k=1)
     assert best.label == "manual.pdf:p2"
+    assert index.cited_text("manual.pdf", 2, 2) == [(2, "Coolant pumps need a yearly check.")]
+
+
+def test_cited_text_is_the_exact_lines_rebuilt_from_chunks(corpus_index: RagIndex) -> None:
+    lines = (corpus_index.root / "docs" / "rich.md").read_text().splitlines()
+    rows = corpus_index.cited_text("docs/rich.md", 30, 70)  # spans several chunks and the blank lines between
+    assert rows == [(n, lines[n - 1] if lines[n - 1].strip() else "") for n in range(30, 71)]
 
 
 @pytest.mark.parametrize(("question", "path", "section"), [

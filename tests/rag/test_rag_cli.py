@@ -70,6 +70,13 @@ def test_add_list_ask_and_remove(rag_cli: Cli, project: Path, model_server: Scri
     prompt = user_text(model_server.requests[0])
     assert prompt.startswith("Question: How do I install Rich?") and "[docs/rich.md:46-58] (Installing)" in prompt
 
+    page = rag_cli.run("rag", "show", "docs/manual.pdf:p2")
+    assert page.returncode == 0 and page.stdout == "--- page 2 ---\nInstall rich with pip on page two.\n"
+    shown = json.loads(rag_cli.run("rag", "show", "docs/rich.md:46-47", "--json").stdout)
+    assert [row["text"] for row in shown["text"]] == ["## Installing", ""]
+    bad = rag_cli.run("rag", "show", f"docs/rich.md:{rich_lines}-{rich_lines + 1}")
+    assert bad.returncode == 1 and "is not a real range" in bad.stderr
+
     removed = rag_cli.run("rag", "remove", "docs/httpx.md", "nope.md")
     assert removed.returncode == 1
     assert "removed 1 file(s) from the index" in removed.stdout and "nope.md: not in the index" in removed.stderr
