@@ -141,7 +141,7 @@ def test_at_mentions_in_the_repl(rag_cli: Cli, project: Path, model_server: Scri
 
 def test_rag_commands_have_help_with_examples(rag_cli: Cli) -> None:
     assert "rag" in rag_cli.run("--help").stdout
-    for command in ([], ["add"], ["ask"], ["list"], ["remove"]):
+    for command in ([], ["add"], ["ask"], ["list"], ["show"], ["remove"]):
         result = rag_cli.run("rag", *command, "--help")
         assert result.returncode == 0 and "Examples" in result.stdout, command
     assert rag_cli.run("rag", "add").returncode == 2  # paths are required: typer's usage error
