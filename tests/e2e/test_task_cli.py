@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -13,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Cli
-from tests.runner.conftest import assert_secret_absent
+from tests.runner.conftest import NO_BWRAP, assert_secret_absent
 from tests.support.scripted_openai import ScriptedOpenAIServer
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("bwrap") is None, reason=NO_BWRAP)]
 
 TASKS = Path(__file__).resolve().parents[2] / "tasks"
 

@@ -4,6 +4,7 @@ and the Docker engine (tests skip, with the reason, only where none can be reach
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -34,8 +35,14 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+NO_BWRAP = "bubblewrap is not installed (apt-get install bubblewrap); local task sandboxes need it"
+
+
 @pytest.fixture
 def settings(workspace: Path) -> Settings:
+    """The project's settings; trials here mostly run in local sandboxes, which need bubblewrap."""
+    if shutil.which("bwrap") is None:
+        pytest.skip(NO_BWRAP)
     return load_settings(workspace)
 
 

@@ -9,7 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.runner.conftest import REPO, TASKS
+import pytest
+
+from tests.runner.conftest import NO_BWRAP, REPO, TASKS
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason=NO_BWRAP)
 
 
 def readme_python_blocks() -> list[str]:

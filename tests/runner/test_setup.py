@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from helium.environments import EnvironmentSpec, create_environment
 from helium.runner.setup import SetupError, instructions, replay_dockerfile, run_setup_commands
+from tests.runner.conftest import NO_BWRAP
+
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason=NO_BWRAP)
 
 
 def sandbox(tmp_path: Path):
@@ -22,6 +26,7 @@ def test_instructions_join_continued_lines_and_skip_comments() -> None:
         ("FROM", "ubuntu:22.04", 2), ("RUN", "mkdir -p /app &&  touch /app/x", 4), ("COPY", "a /app/", 6)]
 
 
+@needs_bwrap
 def test_replay_copies_files_makes_workdirs_and_runs_commands(tmp_path: Path) -> None:
     context = tmp_path / "environment"
     (context / "src" / "pkg").mkdir(parents=True)
@@ -37,6 +42,7 @@ def test_replay_copies_files_makes_workdirs_and_runs_commands(tmp_path: Path) ->
         == "X = 1\nhello\nhello\nran\n/app/sub\n"
 
 
+@needs_bwrap
 @pytest.mark.parametrize(("line", "problem"), [
     ("ADD https://example.com/x.tgz /app/", "cannot fetch https://example.com/x.tgz; use the docker provider"),
     ("COPY ../secret /app/", "../secret is not a file in the task's environment/ folder"),
@@ -53,6 +59,7 @@ def test_replay_failures_name_the_dockerfile_line(tmp_path: Path, line: str, pro
     assert problem in str(caught.value)
 
 
+@needs_bwrap
 def test_setup_commands_run_in_order_and_the_first_failure_stops_them(tmp_path: Path) -> None:
     environment = sandbox(tmp_path)
     run_setup_commands(environment, ("mkdir -p /app/data", "echo one > /app/data/x"), source=Path("task.toml"),
