@@ -40,16 +40,19 @@ def run_task(settings: Settings, path: Path, output_dir: Path, provider: str, ag
         err.print(f"viewer: {viewer.url}", markup=False)
     try:
         record = runner.run_trial()
-    except KeyboardInterrupt:  # the trial stopped its environment and marked its run interrupted
-        err.print("interrupted: the trial was stopped before it was scored", markup=False)
-        return EXIT_INTERRUPTED
-    finally:
+    except BaseException as exc:
         if viewer is not None:
-            _linger(viewer, err)
+            viewer.stop()
+        if isinstance(exc, KeyboardInterrupt):  # the trial stopped its environment and marked its run interrupted
+            err.print("interrupted: the trial was stopped before it was scored", markup=False)
+            return EXIT_INTERRUPTED
+        raise
     if json_output:
         print(json.dumps(record.to_json(), indent=2))
     else:
         _report_trial(record, err)
+    if viewer is not None:
+        _linger(viewer, err)
     return EXIT_ALL_PASSED if record.result.success else EXIT_NOT_ALL_PASSED
 
 
