@@ -6,6 +6,7 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
+from typing import Any
 
 from langchain_core.messages import HumanMessage
 from rich.console import Console
@@ -14,11 +15,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from helium.cli.driver import EXIT_INTERRUPTED, RunDriver
-from helium.cli.session import format_time, warn
+from helium.cli.session import format_time, open_driver, report, warn
 from helium.config import Settings
 from helium.errors import HeliumError
-from helium.models import build_chat_model, describe_model_error, route_model
-from helium.rag.answer import RagAnswer, answer_question
+from helium.graphs.rag import FLOW as RAG_FLOW
 from helium.rag.catalog import FileCatalog
 from helium.rag.citations import find_citations, parse_citation
 from helium.rag.index import AddReport, open_rag_index
@@ -48,32 +48,23 @@ def add(settings: Settings, paths: list[str], json_output: bool) -> int:
 
 
 def ask(settings: Settings, question: str, k: int, json_output: bool) -> int:
-    """Answer from the k nearest passages; indexed files that changed are indexed again first."""
-    model = build_chat_model(settings)  # a missing key or extra fails before any work
-    with ProjectStore(settings.db_path) as store:
-        index = open_rag_index(settings, store)
-        with _progress(json_output, "checking indexed files") as progress:
-            index.refresh(progress)
-        err = Console(stderr=True, highlight=False)
-        with err.status("retrieving and asking the model…") if not json_output else nullcontext():
-            try:
-                result = answer_question(index, model, question, k)
-            except KeyboardInterrupt:
-                return _stopped("no answer")
-            except HeliumError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - provider failures become one line naming the setting
-                described = describe_model_error(exc, route_model(settings), settings.max_retries)
-                if described is None:
-                    raise
-                raise described from None
-    if json_output:
-        print(json.dumps(result.to_json(), indent=2))
-    else:
-        _print_answer(result)
-    if result.invalid:
-        warn([f"invalid citation {c.label}: {c.reason}" for c in result.invalid])
-    return EXIT_OK
+    """Answer from the k nearest passages as a run of the rag flow (streamed); indexed files that changed are
+    indexed again first. Exit codes as for `run chat`."""
+    with open_driver(settings, json_output=json_output) as driver:
+        index = open_rag_index(settings, driver.store)
+        try:
+            with _progress(json_output, "checking indexed files") as progress:
+                index.refresh(progress)
+        except KeyboardInterrupt:
+            return _stopped("no question was asked")
+        if not index.files():
+            raise HeliumError("nothing is indexed yet: add files first with `helium rag add PATHS`")
+        outcome = driver.start(RAG_FLOW, question, {"k": k})
+    result = outcome.result
+    if result and not json_output:
+        _print_sources(result["sources"])
+    warn([f"invalid citation {c['label']}: {c['reason']}" for c in result.get("citations", []) if not c["valid"]])
+    return report(outcome, json_output)
 
 
 def list_files(settings: Settings, json_output: bool) -> None:
@@ -171,14 +162,13 @@ def _print_report(report: AddReport) -> None:
     console.print(table)
 
 
-def _print_answer(result: RagAnswer) -> None:
+def _print_sources(sources: list[dict[str, Any]]) -> None:
     console = Console(highlight=False, soft_wrap=True)
-    console.print(result.answer, markup=False)
     console.print("\n[bold]Sources[/]")
-    for number, passage in enumerate(result.sources, 1):
-        section = f" ({escape(passage.section)})" if passage.section else ""
-        score = f" [dim]{passage.score:.2f}[/]" if passage.score is not None else ""
-        console.print(f"  [{number}] {escape(passage.label)}{section}{score}")
+    for number, source in enumerate(sources, 1):
+        section = f" ({escape(source['section'])})" if source["section"] else ""
+        score = f" [dim]{source['score']:.2f}[/]" if source.get("score") is not None else ""
+        console.print(f"  [{number}] {escape(source['label'])}{section}{score}")
 
 
 @contextmanager

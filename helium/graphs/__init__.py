@@ -5,10 +5,10 @@ from __future__ import annotations
 from types import ModuleType
 
 from helium.errors import HeliumError
-from helium.graphs import chat, coding, research, skill, task
+from helium.graphs import chat, coding, rag, research, skill, task
 
 FLOWS: dict[str, ModuleType] = {chat.FLOW: chat, coding.FLOW: coding, skill.FLOW: skill, task.FLOW: task,
-                              research.FLOW: research}
+                              research.FLOW: research, rag.FLOW: rag}
 
 
 def flow_module(name: str) -> ModuleType:

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from helium.config import Settings
 
 COLLECTION = "rag-files"
+DEFAULT_K = 5
+"""Passages a question retrieves unless told otherwise (`helium rag ask -k`)."""
 Status = Literal["indexed", "unchanged", "skipped", "removed"]
 Progress = Callable[[str, int, int], None]
 """Called before each file with (path, files done, files in all)."""
@@ -269,7 +271,7 @@ class RagIndex:
         self.catalog.delete(key)
 
     # -- retrieval ----------------------------------------------------------------------------------------
-    def search(self, query: str, k: int = 5, paths: Sequence[str] | None = None) -> list[Passage]:
+    def search(self, query: str, k: int = DEFAULT_K, paths: Sequence[str] | None = None) -> list[Passage]:
         """The `k` passages nearest in meaning to `query`, best first; `paths` (index keys) limit the search."""
         hits = self.vectors.query(COLLECTION, query, k=k, where=_where_paths(paths))
         return [_passage(hit.text, hit.metadata, hit.score) for hit in hits]

@@ -59,7 +59,9 @@ def test_add_list_ask_and_remove(rag_cli: Cli, project: Path, model_server: Scri
                                         f"Invented: [docs/rich.md:{rich_lines + 1}-{rich_lines + 9}]."}])
     asked = rag_cli.run("rag", "ask", "How do I install Rich?", "-k", "3", "--json")
     assert asked.returncode == 0, asked.stderr
-    answer = json.loads(asked.stdout)
+    outcome = json.loads(asked.stdout)
+    assert outcome["status"] == "done" and outcome["answer"].startswith("Run pip install rich")
+    answer = outcome["result"]
     assert len(answer["sources"]) == 3 and answer["sources"][0]["label"] == "docs/rich.md:46-58"
     assert answer["invalid_citations"] == [f"docs/rich.md:{rich_lines + 1}-{rich_lines + 9}"]
     assert [(c["label"], c["valid"]) for c in answer["citations"]][:2] == [("docs/rich.md:46-58", True),
@@ -93,13 +95,24 @@ def test_ask_prints_the_answer_and_its_sources_or_one_line_on_failure(
     assert asked.stdout.startswith("greet says hi [src/app.py:1-2].\n\nSources\n"
                                    "  [1] src/app.py:1-6 (def greet, def part)")
     assert "return f'hi {name}'" in user_text(model_server.requests[0])  # the changed file was indexed again
-    assert asked.stderr.strip() == ""  # nothing but the answer: no warnings, no progress left behind
+    [status] = asked.stderr.strip().splitlines()  # no warnings, no progress left behind: the run's line only
+    [run] = json.loads(rag_cli.run("runs", "--json").stdout)
+    assert (run["flow"], run["title"], run["status"]) == ("rag", "what does greet return?", "done")
+    assert status.startswith(f"run {run['id']} · done")
+
+    model_server.add_turns([{"content": "It takes one name [src/app.py:1-2]."}])
+    follow_up = rag_cli.run("resume", run["id"], "--message", "and what does it take?")
+    assert follow_up.returncode == 0 and "It takes one name" in follow_up.stdout
+    history = [(m["role"], m["content"][:20]) for m in model_server.requests[1]["messages"]]
+    assert history[1:3] == [("user", "what does greet retu"), ("assistant", "greet says hi [src/a")]
+    assert history[3][1] == "Question: and what d"
+    transcript = rag_cli.run("show", run["id"]).stdout
+    assert "and what does it take?" in transcript and "It takes one name" in transcript
 
     model_server.add_turns([{"status": 401}])
     failed = rag_cli.run("rag", "ask", "what does greet return?")
-    assert failed.returncode == 1 and failed.stdout == ""
-    [line] = failed.stderr.strip().splitlines()
-    assert line.startswith("error: ") and "Traceback" not in failed.stderr
+    assert failed.returncode == 1 and failed.stdout == "" and "Traceback" not in failed.stderr
+    assert "error: " in failed.stderr and "the run is saved" in failed.stderr
 
 
 def test_at_mentions_and_search_files_in_run_chat(rag_cli: Cli, project: Path,
