@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from langchain_core.tools import BaseTool, StructuredTool
 
-from helium.rag.index import RagIndex, render_passages
+from helium.rag.index import DEFAULT_K, RagIndex, render_passages
 from helium.rag.prompts import NO_PASSAGES
 from helium.tools.tiers import Tier
 
@@ -18,7 +18,7 @@ MAX_PASSAGES = 12
 def search_files_tool(index: RagIndex) -> BaseTool:
     """Bound to one index; `index` should be confined, so the model cannot index files outside the workspace."""
 
-    def search_files(query: str, paths: list[str] | None = None, k: int = 5) -> str:
+    def search_files(query: str, paths: list[str] | None = None, k: int = DEFAULT_K) -> str:
         """Search the user's indexed files by meaning; returns the best passages, each under its [file:start-end]
         label: cite those labels. paths: files, directories or globs (e.g. "docs/*.md") to index if new or
         changed and to search within; without paths, everything indexed is searched."""
