@@ -131,10 +131,10 @@ def start_fork(driver: RunDriver, run_id: str, at: str, message: str | None) -> 
             messages[-1] = HumanMessage(message)
         else:
             messages.append(HumanMessage(message))
-        as_node = "tools"
+        as_node = "tools" if "tools" in graph.nodes else "__start__"  # other flows start over from the message
     elif snapshot.next:
-        as_node = _AS_NODE_FOR_NEXT.get(snapshot.next[0]) or (
-            "tools" if "tools" in graph.nodes else _node_that_wrote(graph, snapshot))
+        as_node = ((_AS_NODE_FOR_NEXT.get(snapshot.next[0]) or "tools") if "tools" in graph.nodes
+                   else _node_that_wrote(graph, snapshot))
     else:
         as_node = "model"
     checkpoint_id = snapshot.config["configurable"]["checkpoint_id"]

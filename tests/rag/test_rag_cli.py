@@ -109,6 +109,13 @@ def test_ask_prints_the_answer_and_its_sources_or_one_line_on_failure(
     transcript = rag_cli.run("show", run["id"]).stdout
     assert "and what does it take?" in transcript and "It takes one name" in transcript
 
+    model_server.add_turns([{"content": "A fork's answer [src/app.py:5-6]."}, {"content": "Same answer again."}])
+    forked = rag_cli.run("fork", run["id"], "--at", "1", "--message", "what does part do?")
+    assert forked.returncode == 0, forked.stderr
+    assert "A fork's answer" in forked.stdout and user_text(model_server.requests[2]).startswith(
+        "Question: what does part do?")
+    assert rag_cli.run("fork", run["id"], "--at", "1").returncode == 0  # no message: retrieve's step goes on
+
     model_server.add_turns([{"status": 401}])
     failed = rag_cli.run("rag", "ask", "what does greet return?")
     assert failed.returncode == 1 and failed.stdout == "" and "Traceback" not in failed.stderr
