@@ -102,8 +102,8 @@ def test_langgraph_json_points_at_importable_compiled_graphs() -> None:
         spec.loader.exec_module(module)
         graph = getattr(module, attribute)
         assert isinstance(graph, CompiledStateGraph)
-        expected = {"research": {"plan", "search", "merge", "fetch", "verify", "write"}}.get(name,
-                                                                                         {"model", "gate", "tools"})
+        expected = {"research": {"plan", "search", "merge", "fetch", "verify", "write"},
+                    "rag": {"retrieve", "model", "cite"}}.get(name, {"model", "gate", "tools"})
         assert expected <= set(graph.get_graph().nodes)
 
 
