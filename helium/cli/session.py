@@ -17,7 +17,7 @@ from rich.console import Console
 from helium.cli.driver import RunDriver, RunOutcome, summarise_args
 from helium.config import ApprovalMode, Settings
 from helium.errors import HeliumError
-from helium.graphs import flow_module
+from helium.graphs import CONVERSATION_FLOWS, FORKABLE_FLOWS, flow_module
 from helium.graphs.research_steps import describe_research_step
 from helium.memory.recall import describe_recalled
 from helium.skills import load_skills
@@ -122,6 +122,10 @@ def start_fork(driver: RunDriver, run_id: str, at: str, message: str | None) -> 
     the viewer drives it in the background, the CLI at once."""
     store = driver.store
     parent = store.runs.get(run_id)
+    if parent.flow not in FORKABLE_FLOWS:
+        raise HeliumError(f"a {parent.flow} run cannot be forked (only {', '.join(FORKABLE_FLOWS)} runs)")
+    if message and parent.flow not in CONVERSATION_FLOWS:
+        raise HeliumError(f"a {parent.flow} run takes no message; fork it without one")
     graph = _graph_for(store, parent)
     snapshot = find_checkpoint(graph, parent.id, at)
     values = dict(snapshot.values)

@@ -25,11 +25,6 @@ from helium.nodes.permissions import ALWAYS, APPROVE, DENY
 from helium.state.store import ProjectStore
 
 ANSWERS = (APPROVE, DENY, ALWAYS)
-CONVERSATION_FLOWS = ("chat", "code", "skill")
-"""Flows of the agent loop: a fork continues from any step, with a new user message if one is given."""
-FORKABLE_FLOWS = (*CONVERSATION_FLOWS, "research")
-"""What `helium fork` can continue (a research fork redoes the steps after it, and takes no message; a
-task's sandbox is gone once its trial ends)."""
 
 
 class BackgroundRuns:
@@ -77,12 +72,6 @@ class BackgroundRuns:
         store = ProjectStore(self.settings.db_path)
         try:
             with self._lock:
-                flow = store.runs.get(run_id).flow
-                if flow not in FORKABLE_FLOWS:
-                    raise HeliumError(f"a {flow} run cannot be forked from the viewer "
-                                      f"(only {', '.join(FORKABLE_FLOWS)} runs)")
-                if message and flow not in CONVERSATION_FLOWS:
-                    raise HeliumError(f"a {flow} run takes no message; fork it without one")
                 driver = self._driver(store)
                 child = start_fork(driver, run_id, at, message or None)
                 self._start(child.id, store, lambda d: d.drive(child, None), driver)

@@ -21,12 +21,11 @@ from helium.cli.driver import summarise_args
 from helium.cli.session import message_json, thread_config
 from helium.config import Settings
 from helium.errors import HeliumError
-from helium.graphs import flow_module
+from helium.graphs import CONVERSATION_FLOWS, FORKABLE_FLOWS, flow_module
 from helium.graphs.drawing import render
 from helium.state.audit import AuditEntry
 from helium.state.runs import RunRecord
 from helium.state.store import ProjectStore
-from helium.viewer.actions import CONVERSATION_FLOWS, FORKABLE_FLOWS
 from helium.viewer.timeline import TIMELINE_LIMIT, Step, TimelineCache
 
 SECRET_NAME = re.compile(r"key|token|secret|passw|auth|credential|cookie|bearer", re.IGNORECASE)

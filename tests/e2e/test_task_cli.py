@@ -52,6 +52,9 @@ def test_task_run_with_oracle_passes_and_is_a_run_in_the_store(cli: Cli) -> None
     resumed = cli.run("resume", result["run_id"], "--message", "again")
     assert resumed.returncode == 1
     assert "is a task trial" in resumed.stderr and "Traceback" not in resumed.stderr
+    forked = cli.run("fork", result["run_id"], "--at", "1")
+    assert forked.returncode == 1 and "a task run cannot be forked" in forked.stderr
+    assert len(json.loads(cli.run("runs", "--json").stdout)) == 1  # the refused fork recorded no run
 
 
 def test_task_run_human_output_and_exit_codes(cli: Cli) -> None:
