@@ -8,6 +8,7 @@ choice is kept in the run's state, so resuming, continuing or forking the run ke
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,22 +39,33 @@ class ContextChooser:
     def choose(self, message: str) -> Recalled:
         skills = load_skills(self.workspace).contextual()
         has_facts = self.memory is not None and self.memory.count() > 0
-        vector, described = None, []
-        if message.strip() and (skills or has_facts):  # one embedding call: the message and skill descriptions
-            vector, *described = self.vectors.embed([message, *(s.description for s in skills)])
-        facts: list[RecalledFact] = []
-        if vector is not None and has_facts and self.memory is not None:
-            for fact_id, similarity in self.memory.similar(embedding=vector, k=MAX_FACTS,
-                                                           threshold=self.memory_threshold):
-                fact = self.memory.fact(fact_id)
-                if fact is not None:
-                    facts.append(RecalledFact(id=fact.id, text=fact.text, similarity=round(similarity, 3)))
+        vector, described, facts, warning = None, [], [], None
+        try:  # recalling is a bonus: an embeddings or vector store failure is a warning, never a failed run
+            if message.strip() and (skills or has_facts):  # one embedding call: the message and skill descriptions
+                vector, *described = self.vectors.embed([message, *(s.description for s in skills)])
+            if vector is not None and has_facts and self.memory is not None:
+                facts = self._similar_facts(self.memory, vector)
+        except Exception as exc:  # noqa: BLE001 - the endpoint, the model or Chroma: say which, go on without
+            vector, facts, warning = None, [], f"no facts or contextual skills recalled: {exc}"
+            print(f"warning: memory: {warning}", file=sys.stderr)
         fired = relevant_skills(skills, described, vector, self.skill_threshold) if vector is not None else []
         summaries = [RecalledSummary(run_id=s.run_id, text=s.text[:SUMMARY_CHARS])
                      for s in (self.memory.summaries(limit=MAX_SUMMARIES, exclude=self.run_id)
                                if self.memory is not None else [])]
-        return Recalled(facts=facts, summaries=summaries,
-                        skills=[FiredSkill(name=s.name, similarity=round(score, 3), body=s.body) for s, score in fired])
+        recalled = Recalled(facts=facts, summaries=summaries,
+                            skills=[FiredSkill(name=s.name, similarity=round(score, 3), body=s.body)
+                                    for s, score in fired])
+        if warning:
+            recalled["warning"] = warning
+        return recalled
+
+    def _similar_facts(self, memory: MemoryStore, vector: list[float]) -> list[RecalledFact]:
+        facts = []
+        for fact_id, similarity in memory.similar(embedding=vector, k=MAX_FACTS, threshold=self.memory_threshold):
+            fact = memory.fact(fact_id)
+            if fact is not None:
+                facts.append(RecalledFact(id=fact.id, text=fact.text, similarity=round(similarity, 3)))
+        return facts
 
 
 def with_recalled(system_prompt: str, recalled: Recalled | None) -> str:
@@ -87,6 +99,8 @@ def describe_recalled(recalled: Recalled | None) -> list[str]:
             parts.append(f"{len(recalled['summaries'])} summary(ies) of runs "
                          + ", ".join(s["run_id"] for s in recalled["summaries"]))
         lines.append("memory: " + ", ".join(parts))
+    if recalled.get("warning"):
+        lines.append(f"memory: {recalled['warning']}")
     if recalled["skills"]:
         lines.append("skills: " + ", ".join(f"{s['name']} ({s['similarity']:.2f})" for s in recalled["skills"]))
     return lines

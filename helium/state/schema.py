@@ -7,7 +7,7 @@ list at every step (which made a 200-turn run 100+ MB in the original measuremen
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, NotRequired
 
 from langchain_core.messages import AnyMessage
 from langgraph.channels.delta import DeltaChannel
@@ -69,6 +69,8 @@ class Recalled(TypedDict):
     facts: list[RecalledFact]
     summaries: list[RecalledSummary]
     skills: list[FiredSkill]
+    warning: NotRequired[str]
+    """Why facts and contextual skills could not be chosen (embeddings failed), when they could not."""
 
 
 class AgentState(TypedDict, total=False):

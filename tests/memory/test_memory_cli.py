@@ -186,3 +186,16 @@ def test_memory_can_be_switched_off(cli: Cli, model_server: ScriptedOpenAIServer
     assert not {"remember", "recall", "forget"} & {t["function"]["name"] for t in model_server.requests[0]["tools"]}
     wrong = cli.run("memory", "list", env={"HELIUM_MEMORY": "maybe"})
     assert wrong.returncode == 1 and "HELIUM_MEMORY must be a true or false" in wrong.stderr
+
+
+def test_an_embeddings_failure_is_one_warning_and_the_run_still_answers(memory_cli: Cli, remembered: str,
+                                                                        model_server: ScriptedOpenAIServer) -> None:
+    model_server.add_turns([{"content": "Tabs, I think."}, {"when": SUMMARISE, "content": "Asked about tabs."}])
+    result = memory_cli.run("run", "chat", "tabs or spaces?", env={"HELIUM_EMBEDDING_BASE_URL": "http://127.0.0.1:9/v1"})
+    assert result.returncode == 0, result.stderr
+    assert "Tabs, I think." in result.stdout and "Traceback" not in result.stderr
+    assert "warning: memory: no facts or contextual skills recalled" in result.stderr
+    prompt = system_prompt(chat_requests(model_server)[-1])
+    assert "I prefer tabs" not in prompt and "The user shared their indentation preference" in prompt
+    shown = memory_cli.run("show", runs_json(memory_cli)[0]["id"])
+    assert "memory: no facts or contextual skills recalled: the embeddings endpoint" in shown.stdout
