@@ -12,6 +12,8 @@ the script; a turn is a dict:
 - ``status``: answer with this HTTP error (429, 500, 503, …) and an OpenAI-style error body instead; the
   turn is consumed.  429 and 5xx carry ``retry-after-ms: 1`` so the OpenAI client retries at once.
 - ``delay``: seconds to wait before answering; ``chunk_delay``: seconds between streamed chunks.
+- ``gate``: a ``threading.Event`` (in-process use only): the answer waits until the test sets it (at most
+  ``gate_timeout`` seconds, default 60), holding the run at a known point however busy the machine is.
 - ``finish_reason``: overrides the default (``"tool_calls"`` when there are tool calls, else ``"stop"``).
 - ``when``: serve this turn to the first request whose JSON body contains this text, wherever the turn
   stands in the script; requests that match no pending ``when`` get the first turn without one.
@@ -147,6 +149,10 @@ class _Handler(BaseHTTPRequestHandler):
         turn = self.server.script._take_turn(body)
         if isinstance(turn, str):
             self._error(500, turn, retry=False)
+            return
+        gate = turn.get("gate")
+        if gate is not None and not gate.wait(turn.get("gate_timeout", 60)):
+            self._error(500, "scripted server: the turn's gate was never opened", retry=False)
             return
         time.sleep(turn.get("delay", 0))
         if "status" in turn:
