@@ -11,9 +11,11 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from helium.config import ApprovalMode, Settings
+from helium.graphs.instructions import with_project_instructions
 from helium.models import build_chat_model
 from helium.nodes.rag import RagContext, RagState, answer, check_citations, retrieve
 from helium.rag.index import DEFAULT_K, open_rag_index
+from helium.rag.prompts import ANSWER_SYSTEM_PROMPT
 from helium.state.runs import RunRecord
 from helium.state.store import ProjectStore
 
@@ -35,7 +37,8 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStat
 def build_context(settings: Settings, store: ProjectStore, run: RunRecord, approval: ApprovalMode) -> RagContext:
     """No tools, so nothing to approve; `k` is stored with the run, so a follow-up retrieves as many."""
     return RagContext(run_id=run.id, index=open_rag_index(settings, store), model=build_chat_model(settings),
-                      k=run.extra.get("k", DEFAULT_K))
+                      k=run.extra.get("k", DEFAULT_K),
+                      system_prompt=with_project_instructions(ANSWER_SYSTEM_PROMPT, settings.workspace))
 
 
 graph = build_graph()

@@ -41,6 +41,8 @@ class RagContext:
     index: RagIndex
     model: BaseChatModel
     k: int = DEFAULT_K
+    system_prompt: str = ANSWER_SYSTEM_PROMPT
+    """The answering prompt, with the project's AGENTS.md instructions when it has them."""
     max_turns: int = 1
     """One answer per question; the driver's step budget is derived from it."""
     environment: Environment | None = field(default=None)
@@ -57,7 +59,7 @@ def answer(state: RagState, runtime: Runtime[RagContext]) -> dict:
     """The model answers from the passages, citing their labels; earlier questions and answers come along."""
     passages = [Passage(**{k: v for k, v in source.items() if k != "label"}) for source in state["sources"]]
     prompt = ANSWER_USER_PROMPT.format(question=_question(state), excerpts=render_passages(passages))
-    reply = runtime.context.model.invoke([SystemMessage(ANSWER_SYSTEM_PROMPT), *state["messages"][:-1],
+    reply = runtime.context.model.invoke([SystemMessage(runtime.context.system_prompt), *state["messages"][:-1],
                                           HumanMessage(prompt)])
     meta = reply.usage_metadata or {}
     return {"messages": [reply], "usage": {"input_tokens": meta.get("input_tokens", 0),

@@ -88,6 +88,7 @@ def test_add_list_ask_and_remove(rag_cli: Cli, project: Path, model_server: Scri
 def test_ask_prints_the_answer_and_its_sources_or_one_line_on_failure(
         rag_cli: Cli, project: Path, model_server: ScriptedOpenAIServer) -> None:
     assert rag_cli.run("rag", "add", "src/app.py").returncode == 0
+    (project / ".helium" / "AGENTS.md").write_text("Answer in British English.\n")
     (project / "src" / "app.py").write_text("def greet(name):\n    return f'hi {name}'\n\n\ndef part():\n    pass\n")
     model_server.add_turns([{"content": "greet says hi [src/app.py:1-2]."}])
     asked = rag_cli.run("rag", "ask", "what does greet return?")
@@ -95,6 +96,9 @@ def test_ask_prints_the_answer_and_its_sources_or_one_line_on_failure(
     assert asked.stdout.startswith("greet says hi [src/app.py:1-2].\n\nSources\n"
                                    "  [1] src/app.py:1-6 (def greet, def part)")
     assert "return f'hi {name}'" in user_text(model_server.requests[0])  # the changed file was indexed again
+    system = model_server.requests[0]["messages"][0]["content"]
+    assert system.startswith("You answer questions about the user's files") and system.endswith(
+        "## From .helium/AGENTS.md\nAnswer in British English.")  # project instructions, as in every flow
     [status] = asked.stderr.strip().splitlines()  # no warnings, no progress left behind: the run's line only
     [run] = json.loads(rag_cli.run("runs", "--json").stdout)
     assert (run["flow"], run["title"], run["status"]) == ("rag", "what does greet return?", "done")
