@@ -74,3 +74,32 @@ def test_killing_the_parent_mid_subagent_and_resuming_completes_both(cli: Cli,
     assert "interrupted when the process running it stopped" in json.dumps(model_server.requests[-2])
     steps = json.loads(cli.run("history", run["id"], "--json").stdout)
     assert any(s["node"].startswith("subagent") for s in steps)
+
+
+def rendezvous(mine: str, theirs: str) -> str:
+    """A command that finishes with `met` only if the other subagent's command runs at the same time."""
+    return (f"touch {mine}.flag; for i in $(seq 150); do [ -f {theirs}.flag ] && break; sleep 0.1; done; "
+            f"[ -f {theirs}.flag ] && echo met-{mine} || echo alone-{mine}")
+
+
+def test_subagents_with_the_same_name_run_at_the_same_time_under_their_own_ids(
+        cli: Cli, model_server: ScriptedOpenAIServer) -> None:
+    model_server.add_turns([
+        {"tool_calls": [delegate("d1", "researcher", "TASK-A", ["bash"]),
+                        delegate("d2", "researcher", "TASK-B", ["bash"])]},
+        {"when": "TASK-A", "tool_calls": [call("bash", "a1", command=rendezvous("a", "b"))]},
+        {"when": "TASK-B", "tool_calls": [call("bash", "b1", command=rendezvous("b", "a"))]},
+        {"when": '"a1"', "content": "A finished"},
+        {"when": '"b1"', "content": "B finished"},
+        {"content": "Both researchers reported back."},
+    ])
+    result = cli.run("run", "chat", "two researchers", "--auto-approve")
+    assert result.returncode == 0, result.stderr
+    outputs = [r for request in model_server.requests for r in tool_results(request) if "-a" in r or "-b" in r]
+    assert any("met-a" in r for r in outputs) and any("met-b" in r for r in outputs), outputs  # not one after the other
+    first, second = sorted(tool_results(model_server.requests[-1]))
+    assert first.startswith("A finished") and second.startswith("B finished")
+    assert "[subagent researcher: 2 turns; tools: bash]" in first and "[subagent researcher:" in second
+    steps = json.loads(cli.run("history", runs_json(cli)[0]["id"], "--json").stdout)
+    namespaces = {s["summary"].rsplit("(namespace ", 1)[-1] for s in steps if s["node"] == "subagent researcher"}
+    assert len(namespaces) == 2  # one checkpoint namespace (the subagent's id) each, though their names are equal
