@@ -8,7 +8,7 @@ from pathlib import Path
 from helium.config import load_settings
 from helium.environments.base import Environment, EnvironmentSpec, ExecResult, HostPaths, SandboxError
 from helium.environments.daytona import DaytonaEnvironment
-from helium.environments.docker import DockerEnvironment
+from helium.environments.docker import DockerEnvironment, remove_orphaned_containers
 from helium.environments.images import image_aliases
 from helium.environments.local import TASK_SANDBOX_DIRS, LocalEnvironment
 from helium.errors import ConfigError
@@ -16,7 +16,7 @@ from helium.errors import ConfigError
 PROVIDERS = ("local", "docker", "daytona")
 
 __all__ = ["PROVIDERS", "DaytonaEnvironment", "DockerEnvironment", "Environment", "EnvironmentSpec", "ExecResult",
-           "HostPaths", "LocalEnvironment", "SandboxError", "create_environment"]
+           "HostPaths", "LocalEnvironment", "SandboxError", "create_environment", "remove_orphaned_containers"]
 
 
 def create_environment(provider: str, spec: EnvironmentSpec, *, local_root: Path, name: str,

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import posixpath
 import re
+import socket
 import tarfile
 import time
 import uuid
@@ -31,6 +33,8 @@ from helium.environments.images import SANDBOX_IMAGE, alias_dockerfile, missing_
 
 LABEL = "helium.environment"
 """Every container and built image carries it: `docker ps -a --filter label=helium.environment`."""
+OWNER_LABEL = "helium.owner"
+"""`host:pid:start` of the process that made a container, so a later run can tell it was orphaned by a kill -9."""
 PIDS_LIMIT = 4096
 
 
@@ -98,7 +102,8 @@ class DockerEnvironment:
         try:
             return self._client.containers.create(
                 self.image, command=["sleep", "infinity"], name=f"helium-{slug}-{uuid.uuid4().hex[:8]}",
-                labels={LABEL: self.label}, working_dir=self.root, environment={}, detach=True,
+                labels={LABEL: self.label, OWNER_LABEL: process_owner(os.getpid())}, working_dir=self.root,
+                environment={}, detach=True,
                 init=True,  # docker-init as PID 1 reaps what a killed command leaves behind
                 network_mode="bridge" if self.spec.allow_network else "none", pids_limit=PIDS_LIMIT, **limits)
         except APIError as exc:
@@ -189,6 +194,52 @@ class DockerEnvironment:
         exit_code, output = self._require().exec_run(argv)
         if exit_code != 0:
             raise SandboxError(f"{' '.join(argv)} failed in the container: {output.decode(errors='replace').strip()}")
+
+
+def process_owner(pid: int) -> str:
+    """`host:pid:start time` of a process on this machine (the start time tells a reused pid apart)."""
+    return f"{socket.gethostname()}:{pid}:{_start_ticks(pid)}"
+
+
+def _start_ticks(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "?"
+    return stat.rsplit(")", 1)[1].split()[19]  # field 22, counted after the command name
+
+
+def _owner_is_gone(owner: str) -> bool:
+    """Whether the process named by a container's owner label has ended; unknown formats and other hosts: no."""
+    host, _, rest = owner.partition(":")
+    pid, _, start = rest.partition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return start != "?" and _start_ticks(int(pid)) not in (start, "?")
+
+
+def remove_orphaned_containers(client: docker.DockerClient | None = None) -> list[str]:
+    """Remove the containers whose Helium process on this machine died without stopping them (kill -9).
+
+    Containers of live processes, of other machines sharing the engine, and without an owner label are left alone.
+    Returns the names removed.
+    """
+    client = client or connect()
+    removed = []
+    for container in client.containers.list(all=True, filters={"label": OWNER_LABEL}):
+        if _owner_is_gone(container.labels.get(OWNER_LABEL, "")):
+            try:
+                container.remove(force=True)
+            except NotFound:
+                continue
+            removed.append(container.name)
+    return removed
 
 
 def _build_context(folder: Path, dockerfile: str) -> bytes:

@@ -146,14 +146,14 @@ class AgentRunner:
         sandbox_root = Path(tempfile.mkdtemp(prefix=f"helium-{task.name}-"))
         try:
             spec = environment_spec(task)
-            environment = create_environment(self.provider, spec, local_root=sandbox_root,
-                                             name=f"helium-{task.name}-{uuid.uuid4().hex[:8]}")
+            sandbox = f"helium-{task.name}-{uuid.uuid4().hex[:8]}"
+            environment = create_environment(self.provider, spec, local_root=sandbox_root, name=sandbox)
             self._environment = environment
             trial_dir = new_trial_dir(self.output_dir, task.name)
             with ProjectStore(self.settings.db_path) as store:
                 run = store.runs.create(task_flow.FLOW, f"{task.name} ({self.agent})", self._model_label(),
                                         extra=self._run_extra(task, trial_dir))
-                write_json(trial_dir / CONFIG_FILE, self._config(task, run), secrets)
+                write_json(trial_dir / CONFIG_FILE, self._config(task, run, sandbox), secrets)
                 try:
                     record = self._execute(task, spec, environment, store, run, trial_dir, model)
                 except (KeyboardInterrupt, TrialAborted):
@@ -287,10 +287,12 @@ class AgentRunner:
                 "output_dir": str(trial_dir), "attempt": self.attempt, "reward": None, "error": None,
                 **({"batch_dir": str(self.batch_dir)} if self.batch_dir else {})}
 
-    def _config(self, task: Task, run: RunRecord) -> dict[str, Any]:
-        """What the trial ran with; never the API key or endpoint (an endpoint URL can carry credentials)."""
+    def _config(self, task: Task, run: RunRecord, sandbox: str) -> dict[str, Any]:
+        """What the trial ran with; never the API key or endpoint (an endpoint URL can carry credentials).
+
+        `sandbox` is the environment's label (`docker ps -a --filter label=helium.environment=NAME`)."""
         return {"task": task.name, "task_path": str(task.path), "agent": self.agent, "model": self._model_label(),
-                "provider": self.provider, "attempt": self.attempt, "run_id": run.id, "helium_version": __version__,
+                "provider": self.provider, "sandbox": sandbox, "attempt": self.attempt, "run_id": run.id, "helium_version": __version__,
                 "batch_dir": str(self.batch_dir) if self.batch_dir else None,
                 "task_config": {"version": task.version, "metadata": task.metadata,
                                 "agent_timeout_sec": task.agent_timeout_sec,

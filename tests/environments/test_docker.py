@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,7 +12,13 @@ import docker
 import pytest
 
 from helium.config import load_settings
-from helium.environments import DockerEnvironment, EnvironmentSpec, SandboxError, create_environment
+from helium.environments import (
+    DockerEnvironment,
+    EnvironmentSpec,
+    SandboxError,
+    create_environment,
+    remove_orphaned_containers,
+)
 from helium.errors import ConfigError
 from helium.tools import workspace_tools
 from helium.tools.invocation import invoke_tool
@@ -179,3 +187,21 @@ def test_the_images_table_in_config_overrides_the_aliases(tmp_path: Path, monkey
 def test_unknown_providers_name_the_choices(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="unknown environment provider 'moon'; choose one of local, docker, daytona"):
         create_environment("moon", EnvironmentSpec(), local_root=tmp_path, name="x")
+
+
+def test_a_container_left_by_a_killed_process_is_removed_by_the_next_run(engine: docker.DockerClient,
+                                                                        box: DockerEnvironment) -> None:
+    name = unique("killed")
+    code = ("from helium.environments import EnvironmentSpec, create_environment; from pathlib import Path; "
+            f"e = create_environment('docker', EnvironmentSpec(), local_root=Path('.'), name={name!r}, images={{}}); "
+            "e.start(); print('started', flush=True); import time; time.sleep(120)")
+    owner = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert owner.stdout.readline() == "started\n"
+    finally:
+        owner.kill()  # SIGKILL: no clean-up runs
+        owner.wait()
+    assert containers_labelled(engine, name) != []  # what kill -9 leaves
+    removed = remove_orphaned_containers(engine)
+    assert containers_labelled(engine, name) == [] and any(name in r for r in removed)
+    assert containers_labelled(engine, box.label) != []  # a live process's container is left alone

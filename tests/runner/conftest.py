@@ -73,10 +73,12 @@ def docker_engine() -> docker.DockerClient:
     return docker_or_skip()
 
 
-def leftover_containers(client: docker.DockerClient, task_names: list[str]) -> list[str]:
-    """Containers of these tasks' trials that still exist (the docker environment must remove every one)."""
+def leftover_containers(client: docker.DockerClient, trial_dirs: list[Path]) -> list[str]:
+    """Containers of these trials (their config.json names each one's sandbox) that still exist: the docker
+    environment must remove every one. Other tests' trials running at the same time are not counted."""
+    sandboxes = {json.loads((trial / "config.json").read_text())["sandbox"] for trial in trial_dirs}
     labels = [c.labels.get(LABEL, "") for c in client.containers.list(all=True, filters={"label": LABEL})]
-    return [label for label in labels if any(label.startswith(f"helium-{name}-") for name in task_names)]
+    return [label for label in labels if label in sandboxes]
 
 
 def assert_secret_absent(secret: str, output_dir: Path, db_path: Path) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -13,6 +15,8 @@ import pytest
 
 from helium import AgentRunner, BatchResult, ParallelRunner, RunResult, discover_tasks
 from helium.config import Settings
+from helium.environments.docker import LABEL, OWNER_LABEL
+from helium.environments.images import SANDBOX_IMAGE
 from helium.errors import HeliumError
 from helium.runner import TaskError
 from helium.state.store import ProjectStore
@@ -81,9 +85,15 @@ def test_oracle_solves_every_example_task_locally(settings: Settings, tmp_path: 
 
 def test_oracle_solves_every_example_task_in_docker(settings: Settings, tmp_path: Path,
                                                    docker_engine: docker.DockerClient) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a container whose owner was killed (kill -9) before it could remove it:
+    orphan = docker_engine.containers.create(SANDBOX_IMAGE, ["true"], labels={
+        LABEL: "orphan", OWNER_LABEL: f"{socket.gethostname()}:{dead.pid}:1"})
     batch = run_batch(settings, "docker", tmp_path)
     check_oracle_batch(batch, settings)
-    assert leftover_containers(docker_engine, list(EXPECTED)) == []
+    assert leftover_containers(docker_engine, [t.result.output_dir for t in batch.tasks]) == []
+    with pytest.raises(docker.errors.NotFound):  # the batch removed it before it started
+        orphan.reload()
 
 
 def test_oracle_trial_in_daytona_through_the_sdk_fake(settings: Settings, tmp_path: Path,
