@@ -67,11 +67,16 @@ def check_host(host: str, allow_remote: bool) -> str | None:
 
 
 def bind(host: str, port: int) -> socket.socket:
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"--port {port} is not a port: use 1-65535, or 0 for any free port")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+    except socket.gaierror as exc:
+        sock.close()
+        raise ConfigError(f"cannot serve the viewer on {host}: {exc.strerror or exc}; check --host") from None
     except OSError as exc:
         sock.close()
         raise HeliumError(f"cannot serve the viewer on {host}:{port}: {exc.strerror or exc}; "
