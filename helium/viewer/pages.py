@@ -40,9 +40,13 @@ def cut(text: str, limit: int = TEXT_LIMIT) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit:,} more characters)"
 
 
+URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
+"""The `user:password@` of a URL (a SearXNG address, say), shown as `***@`."""
+
+
 def shown_extra(extra: dict[str, Any]) -> dict[str, str]:
-    """The run's options for display, without anything whose name looks like a secret."""
-    return {k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    """The run's options for display, without anything whose name looks like a secret or a URL's password."""
+    return {k: URL_CREDENTIALS.sub("***@", v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
             for k, v in sorted(extra.items()) if not SECRET_NAME.search(k)}
 
 
@@ -219,12 +223,11 @@ def _records(text: str) -> list[dict[str, str]] | None:
             data = [json.loads(line) for line in text.splitlines() if line.strip()]
         except json.JSONDecodeError:
             return None
-    if isinstance(data, dict):
-        data = next((v for v in data.values() if isinstance(v, list)), None)
+    if isinstance(data, dict):  # the research flow's sources.json: {"question": …, "sources": [...], …}
+        data = data.get("sources", next((v for v in data.values() if isinstance(v, list)), None))
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         return None
-    return [{k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in item.items()
-             if not SECRET_NAME.search(k)} for item in data]
+    return [{k: _text(v) for k, v in item.items() if not SECRET_NAME.search(k)} for item in data]
 
 
 def task_section(workspace: Path, run: RunRecord) -> dict[str, Any] | None:

@@ -110,6 +110,21 @@ def test_approving_from_the_page_resumes_the_run_in_the_viewer(viewed: ViewedPro
     assert again.status_code == 400 and "not waiting for an approval" in again.text
 
 
+def test_the_deny_button_denies_every_call_and_a_bad_answer_changes_nothing(viewed: ViewedProject) -> None:
+    run_id = waiting_run(viewed, call("write_file", "call_d", path="never.txt", content="no"), prompt="deny me")
+    token = viewed.csrf(run_id)
+    bad = viewed.post(f"/runs/{run_id}/approve", {"csrf": token, "all": "", "decision:call_d": "perhaps"})
+    assert bad.status_code == 400 and "unknown answer" in bad.text
+    assert viewed.run(run_id)["status"] == "waiting-approval"
+    viewed.model.add_turns([{"content": "Understood, I will not write it."}])
+    denied = viewed.post(f"/runs/{run_id}/approve", {"csrf": token, "all": "no"})  # the Deny button
+    assert denied.status_code == 303
+    wait_for(lambda: viewed.run(run_id)["status"] == "done", what="the denied run to finish")
+    assert not (viewed.root / "never.txt").exists()
+    page = viewed.http.get(f"/runs/{run_id}").text
+    assert "denied by user" in page and "Understood, I will not write it." in page
+
+
 def test_cross_site_posts_are_refused_and_change_nothing(viewed: ViewedProject) -> None:
     run_id = waiting_run(viewed, call("write_file", path="csrf.txt", content="x"), prompt="csrf check")
     token = viewed.csrf(run_id)
@@ -181,14 +196,17 @@ def test_secrets_in_run_options_are_never_shown_and_task_and_research_outputs_ar
                          "arguments": {"command": "echo hi > hello.txt"}}],
          "observation": {"results": [{"source_call_id": "t1", "content": "exit code 0"}]}}]}))
     (viewed.root / "report.md").write_text("# Findings\n\nSee [1].\n\n<script>alert(1)</script>\n")
-    sources = [{"n": 1, "title": "A source", "url": "https://example.org/a"}]
+    sources = {"question": "EU AI act", "run_id": "r1", "skipped": [{"url": "https://example.org/gone", "reason": "404"}],
+               "sources": [{"number": 1, "url": "https://example.org/a", "title": "A source", "author": None,
+                            "found_by": ["duckduckgo"]}]}  # what the research flow writes
     (viewed.root / "sources.json").write_text(json.dumps(sources))
     with ProjectStore(viewed.root / ".helium" / "helium.db") as store:
         task = store.runs.create("task", "create-hello-file", "oracle", extra={
             "task": "create-hello-file", "agent": "oracle", "provider": "local", "output_dir": "output/hello_1",
             "reward": 1.0, "error": None, "api_key": "sk-never-shown", "auth_token": "tok-never-shown"})
-        research = store.runs.create("research", "EU AI act", "scripted", extra={"report_path": "report.md",
-                                                                                    "sources_path": "sources.json"})
+        research = store.runs.create("research", "EU AI act", "scripted", extra={
+            "report_path": "report.md", "sources_path": "sources.json",
+            "searxng_url": "https://me:hunter2@searx.example/"})
         store.runs.set_status(task.id, "done")
         store.runs.set_status(research.id, "done")
 
@@ -200,7 +218,9 @@ def test_secrets_in_run_options_are_never_shown_and_task_and_research_outputs_ar
     assert "echo hi &gt; hello.txt" in page and "exit code 0" in page  # the trajectory's call and observation
     report = viewed.http.get(f"/runs/{research.id}").text
     assert "<h1>Findings</h1>" in report and "<script>alert(1)</script>" not in report
+    assert "hunter2" not in report and "https://***@searx.example/" in report  # a URL's password is hidden
     assert 'href="https://example.org/a"' in report and "A source" in report
+    assert "<td>null</td>" not in report and "example.org/gone" not in report  # no author is blank; cited only
     forked = viewed.post(f"/runs/{research.id}/fork", {"csrf": viewed.csrf(finished), "at": "1", "message": "why?"})
     assert forked.status_code == 400 and "takes no message" in forked.text  # a research fork redoes its steps
 
@@ -240,6 +260,11 @@ def test_a_port_in_use_is_one_clear_error(viewed: ViewedProject) -> None:
     port = viewed.viewer.url.rsplit(":", 1)[1]
     busy = viewed.cli.run("view", "--port", port)
     assert busy.returncode == 1 and "pick another port" in busy.stderr and "Traceback" not in busy.stderr
+    for args, said in ((["--port", "99999"], "not a port"),
+                       (["--host", "no-such-host.invalid", "--allow-remote", "--port", "0"], "check --host")):
+        bad = viewed.cli.run("view", *args)
+        assert bad.returncode == 1 and said in bad.stderr and "unexpected" not in bad.stderr, bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1
 
 
 def test_a_real_task_trial_shows_reward_verifier_output_and_trajectory(viewed: ViewedProject, finished: str) -> None:
