@@ -6,17 +6,22 @@ several calls in one turn run in parallel); the tools node never runs them itsel
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import Field
 
 from helium.tools.tiers import Tier
 
 DELEGATE = "delegate"
 DEFAULT_SUBAGENT_TURNS = 10
+MAX_SUBAGENT_TURNS = 100
+"""A turn limit outside 1..100 is refused as invalid arguments, before any subagent starts."""
 
 
 def delegate_tool() -> BaseTool:
     def delegate(name: str, role: str, task: str, allowed_tools: list[str] | None = None,
-                 max_turns: int = DEFAULT_SUBAGENT_TURNS) -> str:
+                 max_turns: Annotated[int, Field(ge=1, le=MAX_SUBAGENT_TURNS)] = DEFAULT_SUBAGENT_TURNS) -> str:
         """Give a self-contained task to a subagent and get its final answer back. Several delegate calls in one
         reply run in parallel. name: a short label (e.g. "researcher"); role: how it should work; task: everything
         it needs to know; allowed_tools: the only tools it may use (default: all of yours but delegate)."""

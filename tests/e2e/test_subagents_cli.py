@@ -15,9 +15,9 @@ from tests.support.scripted_openai import ScriptedOpenAIServer
 pytestmark = pytest.mark.e2e
 
 
-def delegate(call_id: str, name: str, task: str, tools: list[str]) -> dict:
+def delegate(call_id: str, name: str, task: str, tools: list[str], **more: object) -> dict:
     return {"id": call_id, "name": "delegate",
-            "arguments": {"name": name, "role": f"You are the {name}.", "task": task, "allowed_tools": tools}}
+            "arguments": {"name": name, "role": f"You are the {name}.", "task": task, "allowed_tools": tools, **more}}
 
 
 def test_two_subagents_run_in_parallel_each_with_its_own_tools(cli: Cli, model_server: ScriptedOpenAIServer) -> None:
@@ -103,3 +103,14 @@ def test_subagents_with_the_same_name_run_at_the_same_time_under_their_own_ids(
     steps = json.loads(cli.run("history", runs_json(cli)[0]["id"], "--json").stdout)
     namespaces = {s["summary"].rsplit("(namespace ", 1)[-1] for s in steps if s["node"] == "subagent researcher"}
     assert len(namespaces) == 2  # one checkpoint namespace (the subagent's id) each, though their names are equal
+
+
+def test_a_turn_limit_below_one_is_a_tool_error_for_the_model(cli: Cli, model_server: ScriptedOpenAIServer) -> None:
+    model_server.add_turns([
+        {"tool_calls": [delegate("d1", "helper", "TASK-A", [], max_turns=-1)]},
+        {"content": "I will do it myself."},
+    ])
+    result = cli.run("run", "chat", "delegate badly", "--auto-approve")
+    assert result.returncode == 0, result.stderr
+    [error] = tool_results(model_server.requests[-1])
+    assert "invalid arguments for delegate" in error and "max_turns" in error
