@@ -123,3 +123,39 @@ def test_a_pdf_gives_its_text_and_document_info() -> None:
     assert page.text == "Doctests run the examples in documentation.\nThey keep examples working."
     with pytest.raises(NoMainText, match="unreadable PDF"):
         extract_page(b"%PDF-1.4\nthis is not a PDF", "http://x/broken.pdf", "application/pdf")
+
+
+def test_html_extractions_from_many_threads_run_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fetch fan-out extracts from many threads; trafilatura's lxml work done concurrently
+    corrupts libxml2's heap and kills the process, so extractions must never overlap."""
+    import trafilatura
+
+    real, lock = trafilatura.bare_extraction, threading.Lock()
+    running, most = [0], [0]
+
+    def counting(*args: object, **kwargs: object) -> object:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.05)  # long enough for the other threads to arrive
+        try:
+            return real(*args, **kwargs)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(trafilatura, "bare_extraction", counting)
+    body = (PAGES / "what-is-rustc.html").read_bytes()
+    gate = threading.Barrier(4)
+    titles: list[str] = []
+
+    def extract() -> None:
+        gate.wait()
+        titles.append(extract_page(body, "http://127.0.0.1/what-is-rustc.html", "text/html").title)
+
+    threads = [threading.Thread(target=extract) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(titles) == 4 and most[0] == 1

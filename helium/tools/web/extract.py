@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 from dataclasses import dataclass
 
 from lxml import html as lxml_html
@@ -14,6 +15,11 @@ from lxml import html as lxml_html
 CHUNK_CHARS = 700
 CHUNK_OVERLAP = 1
 """Sentences carried over from one chunk into the next, so a claim at a boundary is whole in one."""
+
+_LXML_LOCK = threading.Lock()
+"""One HTML extraction at a time in the process: trafilatura's lxml work (deep copies and XPath over
+one tree) run from several threads at once corrupts libxml2's heap and kills the process
+(SIGSEGV / "double free"), and the research fetch fan-out extracts from many threads."""
 
 
 @dataclass(frozen=True)
@@ -39,13 +45,15 @@ def extract_page(body: bytes, url: str, content_type: str) -> ExtractedPage:
         return ExtractedPage(lines[0][:200], None, None, text.strip())
     import trafilatura  # 0.1 s to import: loaded by the first page, not by every command that lists the flows
 
-    document = trafilatura.bare_extraction(text, url=url, with_metadata=True, include_comments=False,
-                                           include_tables=True, favor_recall=True,
-                                           date_extraction_params={"extensive_search": False,
-                                                                   "original_date": True})
+    with _LXML_LOCK:
+        document = trafilatura.bare_extraction(text, url=url, with_metadata=True, include_comments=False,
+                                               include_tables=True, favor_recall=True,
+                                               date_extraction_params={"extensive_search": False,
+                                                                       "original_date": True})
+        title = _head_title(text)
     if document is None or not (document.text or "").strip():
         raise NoMainText("no main text found in the page")
-    return ExtractedPage(_head_title(text) or document.title or url, document.author or None,
+    return ExtractedPage(title or document.title or url, document.author or None,
                          document.date or None, document.text.strip())
 
 
