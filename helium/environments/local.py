@@ -32,9 +32,19 @@ _KERNEL_DIRS = frozenset({"dev", "proc"})
 PIPE_GRACE_SECONDS = 0.5
 
 
+TASK_SANDBOX_VARIABLES = ("PATH", "LANG", "LC_ALL", "TERM", "TZ")
+"""All a task sandbox's commands get of this process's environment, as a container gets only its image's."""
+
+
 def scrubbed_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     """This process's environment minus API keys, so a command cannot print a secret into a transcript."""
     return without_api_keys(dict(os.environ)) | without_api_keys(extra)
+
+
+def task_sandbox_environment(home: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """A clean environment for a task's commands: no tokens, passwords or endpoints of this machine's user."""
+    kept = {name: os.environ[name] for name in TASK_SANDBOX_VARIABLES if name in os.environ}
+    return {"PATH": os.defpath, **kept, "HOME": home} | without_api_keys(extra)
 
 
 class LocalEnvironment:
@@ -82,7 +92,7 @@ class LocalEnvironment:
              timeout: float | None = None) -> ExecResult:
         sandbox_cwd = str(PurePosixPath(self.root, cwd or "."))
         host_cwd = self._paths.resolve(sandbox_cwd)
-        proc = subprocess.Popen(self._argv(command, sandbox_cwd), cwd=host_cwd, env=scrubbed_environment(env),
+        proc = subprocess.Popen(self._argv(command, sandbox_cwd), cwd=host_cwd, env=self._variables(env),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
         out: list[bytes] = []
@@ -104,6 +114,11 @@ class LocalEnvironment:
             reader.join(PIPE_GRACE_SECONDS)
         return ExecResult(b"".join(out).decode(errors="replace"), b"".join(err).decode(errors="replace"),
                           -signal.SIGKILL if timed_out else proc.returncode, timed_out)
+
+    def _variables(self, env: dict[str, str] | None) -> dict[str, str]:
+        if not self._mounts:
+            return scrubbed_environment(env)
+        return task_sandbox_environment("/root" if self._bwrap else str(self.host_root / "root"), env)
 
     def _argv(self, command: str, workdir: str) -> list[str]:
         if not self._bwrap:

@@ -97,3 +97,13 @@ def test_without_bubblewrap_paths_are_mapped_for_files_and_the_output_says_so(tm
     assert (tmp_path / "trial" / "logs" / "verifier" / "reward.txt").read_text() == "1"
     plain.download("/logs/verifier", tmp_path / "back")
     assert (tmp_path / "back" / "reward.txt").read_text() == "1"
+
+
+def test_a_task_sandbox_gets_none_of_this_users_secrets(sandbox: LocalEnvironment, monkeypatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-host-secret")
+    monkeypatch.setenv("HELIUM_BASE_URL", "https://user:pw@models.example/v1")
+    output = sandbox.exec("env", env={"MODE": "strict", "HELIUM_API_KEY": "sk-passed"}).stdout
+    assert "ghp-host-secret" not in output and "user:pw" not in output and "sk-passed" not in output
+    variables = dict(line.split("=", 1) for line in output.splitlines() if "=" in line)
+    assert variables["MODE"] == "strict" and variables["PATH"]
+    assert variables["HOME"] == ("/root" if shutil.which("bwrap") else str(Path(sandbox.host_root, "root")))
