@@ -67,3 +67,11 @@ def test_duckduckgo_rate_limit_page_is_a_failure_not_an_empty_answer(web: LocalW
 def test_duckduckgo_down_says_unreachable() -> None:
     with pytest.raises(SearchFailed, match="unreachable"):
         DuckDuckGoProvider(closed_port_url() + "/html/", timeout=2).search("rustdoc", 5)
+
+
+def test_searxng_failures_never_show_the_password_in_its_url() -> None:
+    url = closed_port_url().replace("http://", "http://helium:s3cret-pass@")
+    with pytest.raises(SearchFailed) as failed:
+        SearxngProvider(url).search("rustdoc", 3)
+    assert "s3cret-pass" not in str(failed.value) and "helium@" not in str(failed.value)
+    assert str(failed.value).startswith(f"SearxNG at {url.replace('helium:s3cret-pass@', '')} is unreachable")

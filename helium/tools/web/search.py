@@ -13,7 +13,7 @@ import httpx
 from ddgs.engines.duckduckgo import Duckduckgo
 from ddgs.exceptions import DDGSException, TimeoutException
 
-from helium.tools.web.urls import unwrap_redirect
+from helium.tools.web.urls import unwrap_redirect, without_credentials
 
 DUCKDUCKGO_URL = "https://html.duckduckgo.com/html/"
 SEARXNG_URL = "http://127.0.0.1:8888"
@@ -44,6 +44,8 @@ class SearxngProvider:
 
     def __init__(self, base_url: str, timeout: float = 10.0, client: httpx.Client | None = None) -> None:
         self.base_url = base_url.rstrip("/")
+        self._shown = without_credentials(self.base_url)
+        """The URL in messages, which reach the run's warnings, `helium show` and sources.json."""
         self._client = client or httpx.Client(timeout=timeout, headers={"accept": "application/json"})
 
     def search(self, query: str, limit: int) -> list[SearchHit]:
@@ -51,22 +53,22 @@ class SearxngProvider:
         try:
             response = self._client.get(url, params={"q": query, "format": "json"})
         except httpx.TimeoutException:
-            raise SearchFailed(f"SearxNG at {self.base_url} timed out") from None
+            raise SearchFailed(f"SearxNG at {self._shown} timed out") from None
         except httpx.HTTPError as exc:
-            raise SearchFailed(f"SearxNG at {self.base_url} is unreachable ({_reason(exc)})") from None
+            raise SearchFailed(f"SearxNG at {self._shown} is unreachable ({_reason(exc)})") from None
         if response.status_code == 429:
-            raise SearchFailed(f"SearxNG at {self.base_url} is rate limiting (HTTP 429)")
+            raise SearchFailed(f"SearxNG at {self._shown} is rate limiting (HTTP 429)")
         if response.status_code == 403:
-            raise SearchFailed(f"SearxNG at {self.base_url} refused the JSON format (HTTP 403): "
+            raise SearchFailed(f"SearxNG at {self._shown} refused the JSON format (HTTP 403): "
                                "add `json` to search.formats in its settings.yml")
         if response.status_code != 200:
-            raise SearchFailed(f"SearxNG at {self.base_url} answered HTTP {response.status_code}")
+            raise SearchFailed(f"SearxNG at {self._shown} answered HTTP {response.status_code}")
         try:
             results = response.json()["results"]
             return [SearchHit(str(r["url"]), str(r.get("title") or ""), str(r.get("content") or ""), self.name)
                     for r in results[:limit] if isinstance(r, dict) and r.get("url")]
         except (ValueError, KeyError, TypeError):
-            raise SearchFailed(f"SearxNG at {self.base_url} answered something that is not its JSON "
+            raise SearchFailed(f"SearxNG at {self._shown} answered something that is not its JSON "
                                f"results ({response.text[:60]!r}…)") from None
 
 

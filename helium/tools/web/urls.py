@@ -38,6 +38,14 @@ def normalise_url(url: str) -> str:
     return urlunsplit(("https" if scheme in ("http", "https") else scheme, netloc, path, urlencode(query), ""))
 
 
+def without_credentials(url: str) -> str:
+    """`url` as it may be shown or recorded: a `user:password@` in it (SearxNG behind basic auth) is dropped."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
 def host_of(url: str) -> str:
     """The host without `www.`, lower-case; '' for something that is not a URL."""
     return (urlsplit(url).hostname or "").lower().removeprefix("www.")
