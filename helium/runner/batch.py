@@ -35,6 +35,8 @@ from helium.runner.trial import DEFAULT_MODEL, AgentRunner
 from helium.runner.trajectory import tool_steps
 
 BATCH_FILE = "batch.json"
+PLAN_KEYS = ("tasks", "attempts", "agent", "model", "provider", "n_concurrent")
+"""What batch.json holds (and `resume` needs): the batch's tasks, attempts per task, agent, model, provider."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,10 @@ class ParallelRunner:
         plan = read_json(folder / BATCH_FILE)
         if plan is None:
             raise HeliumError(f"{folder}: not a batch folder (no readable {BATCH_FILE}); give the folder "
+                              "`helium task batch` printed")
+        missing = [key for key in PLAN_KEYS if key not in plan]
+        if missing:
+            raise HeliumError(f"{folder / BATCH_FILE}: not a batch plan (no {', '.join(missing)}); give the folder "
                               "`helium task batch` printed")
         settings = replace(settings, model=plan["model"]) if settings else load_settings(model=plan["model"])
         runner = cls(plan["tasks"], n_concurrent or plan["n_concurrent"], plan["model"], plan["provider"],

@@ -280,3 +280,9 @@ def test_task_env_tables_and_dockerfile_workdir(settings: Settings, tmp_path: Pa
                                      settings=settings).run())
     assert (result.success, result.error) == (True, None)
     assert result.trajectory[0].tool_input["command"] == "GREETING='hi there' bash /solution/solve.sh"
+
+
+def test_resume_of_a_damaged_batch_plan_names_what_is_missing(settings: Settings, tmp_path: Path) -> None:
+    (tmp_path / "batch.json").write_text('{"tasks": [], "attempts": 1}')
+    with pytest.raises(HeliumError, match=r"batch.json: not a batch plan \(no agent, model, provider, n_concurrent\)"):
+        ParallelRunner.resume(tmp_path, settings=settings)
