@@ -16,12 +16,14 @@ from fastapi import Depends, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from helium.cli.session import format_time
 from helium.config import Settings
 from helium.errors import HeliumError, RunNotFoundError
 from helium.nodes.permissions import DENY
+from helium.runner.output import redact, secrets_to_hide
 from helium.state.store import ProjectStore
 from helium.viewer import pages
 from helium.viewer.actions import BackgroundRuns
@@ -45,6 +47,7 @@ def create_app(settings: Settings, *, port: int, loopback_only: bool = True,
     app.state.settings = settings  # for open_store
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.filters["when"] = format_time
+    templates.env.finalize = hiding(secrets_to_hide([settings.api_key]))
     templates.env.globals.update(csrf_token=guard.token, workspace=str(settings.workspace))
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
@@ -137,6 +140,19 @@ def create_app(settings: Settings, *, port: int, loopback_only: bool = True,
         return RedirectResponse(f"/runs/{child}", status_code=303)
 
     return app
+
+
+def hiding(secrets: list[str]) -> Callable[[Any], Any]:
+    """A template finalizer that replaces this process's API keys in everything a page shows (a tool may
+    have read a `.env` file into a run's messages); HTML marked safe stays safe."""
+
+    def finalize(value: Any) -> Any:
+        if not secrets or not isinstance(value, str):
+            return value
+        hidden = redact(str(value), secrets)
+        return Markup(hidden) if isinstance(value, Markup) else hidden
+
+    return finalize
 
 
 class Refused(Exception):

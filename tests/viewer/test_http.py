@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from helium.state.store import ProjectStore
-from helium.viewer import pages
+from helium.viewer import pages, serve_in_thread
 from tests.e2e.test_chat_cli import call
 from tests.viewer.conftest import ViewedProject, wait_for
 
@@ -223,6 +223,16 @@ def test_secrets_in_run_options_are_never_shown_and_task_and_research_outputs_ar
     assert "<td>null</td>" not in report and "example.org/gone" not in report  # no author is blank; cited only
     forked = viewed.post(f"/runs/{research.id}/fork", {"csrf": viewed.csrf(finished), "at": "1", "message": "why?"})
     assert forked.status_code == 400 and "takes no message" in forked.text  # a research fork redoes its steps
+
+
+def test_api_keys_of_the_viewer_process_are_hidden_on_its_pages(viewed: ViewedProject, finished: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEMO_API_KEY", "A demo project.")  # as if read_file had shown a key from a .env file
+    with serve_in_thread(viewed.root, port=0) as viewer:
+        page = httpx.get(f"{viewer.url}/runs/{finished}").text
+    assert "A demo project." not in page and "[redacted]" in page
+    assert '<div class="svg" id="graph"><svg' in page  # HTML the page builds itself is not escaped by it
+    assert "A demo project." in viewed.http.get(f"/runs/{finished}").text  # a viewer without that key
 
 
 def test_unknown_run_is_a_404_page(viewed: ViewedProject) -> None:
