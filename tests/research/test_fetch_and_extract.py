@@ -92,6 +92,18 @@ def test_chunks_keep_sentences_whole_and_overlap_by_one() -> None:
     assert all(c.endswith(".") for c in chunks)
 
 
+def test_a_sentence_longer_than_a_chunk_is_cut_between_words_and_nothing_is_lost() -> None:
+    """A table or listing with no full stop must not become one huge chunk whose tail the embedding
+    model never reads."""
+    cells = " | ".join(f"cell{i}" for i in range(400))
+    text = f"Intro sentence here. {cells}. Last one.\n\n{'x' * 450}"
+    chunks = chunk_text(text, size=200)
+    assert all(len(c) <= 200 for c in chunks), [len(c) for c in chunks]
+    joined = " ".join(chunks)
+    assert all(f"cell{i} " in joined or f"cell{i}." in joined for i in range(400))
+    assert chunks[-3:] == ["x" * 200, "x" * 200, "x" * 50]
+
+
 def tiny_pdf(lines: list[str], title: str, author: str) -> bytes:
     """A one-page PDF with a text layer and document info, written out by hand."""
     content = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(f"({line}) Tj T*" for line in lines) + " ET"

@@ -104,16 +104,45 @@ def split_sentences(text: str) -> list[str]:
 
 
 def chunk_text(text: str, size: int = CHUNK_CHARS) -> list[str]:
-    """Paragraph-aware chunks of about `size` characters; sentences are never cut, and each chunk
-    starts with the last sentence of the one before."""
-    sentences = [s for paragraph in re.split(r"\n\s*\n|\n(?=\S)", text) for s in split_sentences(paragraph)]
+    """Paragraph-aware chunks of at most `size` characters; sentences are not cut unless one alone is
+    longer than `size` (a table, a code listing), and each chunk starts with the last sentence of the one
+    before."""
+    sentences = [piece for paragraph in re.split(r"\n\s*\n|\n(?=\S)", text)
+                 for sentence in split_sentences(paragraph) for piece in _pieces(sentence, size)]
     chunks: list[str] = []
     current: list[str] = []
+    carried: list[str] = []
     for sentence in sentences:
         if current and sum(len(s) + 1 for s in current) + len(sentence) > size:
             chunks.append(" ".join(current))
-            current = current[-CHUNK_OVERLAP:] if CHUNK_OVERLAP else []
+            carried = current[-CHUNK_OVERLAP:] if CHUNK_OVERLAP else []
+            if sum(len(s) + 1 for s in carried) + len(sentence) > size:
+                carried = []  # the overlap would push the chunk past `size`
+            current = list(carried)
         current.append(sentence)
-    if current and (not chunks or len(current) > CHUNK_OVERLAP):
+    if len(current) > len(carried):  # something not already in the chunk before
         chunks.append(" ".join(current))
     return chunks
+
+
+def _pieces(sentence: str, size: int) -> list[str]:
+    """A sentence longer than `size` cut between words into pieces that fit: the embedding model reads
+    only the first ~256 tokens of a text, so the rest of an oversized chunk could never be found."""
+    if len(sentence) <= size:
+        return [sentence]
+    pieces: list[str] = []
+    current = ""
+    for word in sentence.split(" "):
+        while len(word) > size:  # one "word" longer than a chunk (a URL, base64): cut it as it is
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(word[:size])
+            word = word[size:]
+        if current and len(current) + 1 + len(word) > size:
+            pieces.append(current)
+            current = ""
+        current = f"{current} {word}" if current else word
+    if current:
+        pieces.append(current)
+    return pieces
