@@ -51,7 +51,8 @@ class ViewedProject:
         return self.http.post(path, data=data, headers=headers)
 
 
-def wait_for(predicate: Callable[[], object], timeout: float = 30.0, what: str = "condition") -> None:
+def wait_for(predicate: Callable[[], object], timeout: float = 90.0, what: str = "condition") -> None:
+    """Poll until `predicate` holds; the timeout is generous because CI shares 2 cores with heavy tests."""
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
