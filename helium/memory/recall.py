@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from helium.memory.prompts import MEMORY_SECTION, SKILLS_SECTION
+from helium.memory.secrets import redact_secrets
 from helium.memory.store import MemoryStore
 from helium.skills import load_skills, relevant_skills
 from helium.state.schema import FiredSkill, Recalled, RecalledFact, RecalledSummary
@@ -46,7 +47,7 @@ class ContextChooser:
             if vector is not None and has_facts and self.memory is not None:
                 facts = self._similar_facts(self.memory, vector)
         except Exception as exc:  # noqa: BLE001 - the endpoint, the model or Chroma: say which, go on without
-            vector, facts, warning = None, [], f"no facts or contextual skills recalled: {exc}"
+            vector, facts, warning = None, [], redact_secrets(f"no facts or contextual skills recalled: {exc}")
             print(f"warning: memory: {warning}", file=sys.stderr)
         fired = relevant_skills(skills, described, vector, self.skill_threshold) if vector is not None else []
         summaries = [RecalledSummary(run_id=s.run_id, text=s.text[:SUMMARY_CHARS])
