@@ -77,7 +77,8 @@ def run_subagent(task: SubagentTask, runtime: Runtime[AgentContext], config: Run
     its final answer and a short trace become the delegate call's result."""
     call, args = task["call"], task["call"]["args"]
     available = [t.name for t in runtime.context.tools if t.name != DELEGATE]
-    wanted = [name for name in (args.get("allowed_tools") or available) if name != DELEGATE]
+    listed = args.get("allowed_tools")  # left out: all the parent's tools; an empty list: none
+    wanted = [name for name in (available if listed is None else listed) if name != DELEGATE]
     unknown = [name for name in wanted if name not in available]
     if unknown:
         return {"messages": [ToolMessage(f"no such tools: {', '.join(unknown)}; a subagent can use: "

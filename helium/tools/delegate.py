@@ -24,7 +24,7 @@ def delegate_tool() -> BaseTool:
                  max_turns: Annotated[int, Field(ge=1, le=MAX_SUBAGENT_TURNS)] = DEFAULT_SUBAGENT_TURNS) -> str:
         """Give a self-contained task to a subagent and get its final answer back. Several delegate calls in one
         reply run in parallel. name: a short label (e.g. "researcher"); role: how it should work; task: everything
-        it needs to know; allowed_tools: the only tools it may use (default: all of yours but delegate)."""
+        it needs to know; allowed_tools: the only tools it may use (left out: all of yours but delegate; [] for none)."""
         raise RuntimeError("delegate runs as the graph's subagent node, not as a function")
 
     return StructuredTool.from_function(delegate, metadata={"tier": Tier.SAFE, "runs_as": "subagent"})

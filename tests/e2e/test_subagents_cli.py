@@ -71,6 +71,8 @@ def test_killing_the_parent_mid_subagent_and_resuming_completes_both(cli: Cli,
     assert log.read_text() == "slow\n"  # the slow subagent's command did not run twice
     results = sorted(tool_results(model_server.requests[-1]))
     assert results[0].startswith("quick is done") and results[1].startswith("slow is done")
+    [quick] = [r for r in model_server.requests if "TASK-QUICK" in json.dumps(r["messages"][-1])]
+    assert not quick.get("tools")  # allowed_tools [] means no tools at all, not all of the parent's
     assert "interrupted when the process running it stopped" in json.dumps(model_server.requests[-2])
     steps = json.loads(cli.run("history", run["id"], "--json").stdout)
     assert any(s["node"].startswith("subagent") for s in steps)
