@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from urllib.parse import parse_qs, urlencode
 
 from fastapi import Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -65,6 +66,13 @@ def create_app(settings: Settings, *, port: int, loopback_only: bool = True,
     async def user_error(request: Request, exc: HeliumError) -> Response:
         status = 404 if isinstance(exc, RunNotFoundError) else 400
         return templates.TemplateResponse(request, "error.html", {"message": str(exc)}, status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> Response:
+        """A malformed query (`?all=banana`) is the error page with one line, not FastAPI's JSON."""
+        problems = "; ".join(f"{'.'.join(str(part) for part in e['loc'][1:])}: {e['msg']}" for e in exc.errors())
+        return templates.TemplateResponse(request, "error.html", {"message": f"bad request: {problems}"},
+                                          status_code=400)
 
     async def form(request: Request) -> dict[str, str]:
         """The POSTed form, after the cross-site checks (a refused request raises, changing nothing)."""

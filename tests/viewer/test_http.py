@@ -235,9 +235,12 @@ def test_api_keys_of_the_viewer_process_are_hidden_on_its_pages(viewed: ViewedPr
     assert "A demo project." in viewed.http.get(f"/runs/{finished}").text  # a viewer without that key
 
 
-def test_unknown_run_is_a_404_page(viewed: ViewedProject) -> None:
+def test_unknown_run_is_a_404_page_and_a_malformed_query_a_400(viewed: ViewedProject) -> None:
     response = viewed.http.get("/runs/doesnotexist")
     assert response.status_code == 404 and "no run &#39;doesnotexist&#39;" in response.text
+
+    malformed = viewed.http.get("/runs/doesnotexist", params={"all": "banana"})
+    assert malformed.status_code == 400 and "bad request: all: Input should be a valid boolean" in malformed.text
 
 
 def test_helium_view_serves_on_loopback_and_refuses_other_hosts_without_the_flag(viewed: ViewedProject) -> None:
