@@ -29,6 +29,7 @@ LIVE_TIMEOUT = 60_000
 SCREENSHOT_DIR = Path(os.environ.get("HELIUM_SCREENSHOTS", "")) if os.environ.get("HELIUM_SCREENSHOTS") else None
 
 
+@pytest.mark.timeout(300)  # each step waits up to a minute for a busy machine; the whole takes ~40 s here
 def test_live_run_is_approved_from_the_page(viewed: ViewedProject, tmp_path: Path) -> None:
     # Gated turns hold the run at known points until the page is there to see what follows, so a busy
     # machine (CI runs this beside other heavy tests on 2 cores) makes the test slower, never wrong.

@@ -255,7 +255,7 @@ def test_helium_view_serves_on_loopback_and_refuses_other_hosts_without_the_flag
         assert "<h1>Runs" in httpx.get(url + "/").text
     finally:
         proc.send_signal(signal.SIGINT)
-        rest, stderr = proc.communicate(timeout=15)
+        rest, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 0 and "viewer stopped" in rest and stderr == ""
 
     remote = viewed.cli.popen("view", "--host", "0.0.0.0", "--port", "0", "--allow-remote")
@@ -265,7 +265,7 @@ def test_helium_view_serves_on_loopback_and_refuses_other_hosts_without_the_flag
         assert httpx.get(f"http://127.0.0.1:{url.group(1)}/").status_code == 200
     finally:
         remote.send_signal(signal.SIGINT)
-        _, stderr = remote.communicate(timeout=15)
+        _, stderr = remote.communicate(timeout=30)
     assert "warning:" in stderr and "other machines" in stderr
 
 
