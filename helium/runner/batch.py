@@ -24,13 +24,12 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from helium.config import Settings, load_settings
-from helium.environments import SandboxError, remove_orphaned_containers
 from helium.errors import HeliumError
 from helium.runner.agents import agent_model
 from helium.runner.output import CONFIG_FILE, RESULT_FILE, read_json, write_json
 from helium.runner.task import TASK_FILE, load_task
 from helium.runner.result import RunResult
-from helium.runner.setup import check_provider
+from helium.runner.setup import check_provider, remove_orphaned_sandboxes
 from helium.runner.trial import DEFAULT_MODEL, AgentRunner
 from helium.runner.trajectory import tool_steps
 
@@ -150,7 +149,8 @@ class ParallelRunner:
         agent_model(self.agent, self.settings, timeout_sec=1)
         check_provider(self.provider)
         if self.provider == "docker":
-            self._remove_orphans()
+            remove_orphaned_sandboxes(None if self.quiet else
+                                      lambda line: Console(stderr=True, highlight=False).print(line, markup=False))
         started = time.monotonic()
         if not self._resuming:
             self.batch_dir.mkdir(parents=True, exist_ok=False)
@@ -191,17 +191,6 @@ class ParallelRunner:
                 pool.shutdown(wait=False, cancel_futures=True)
         results = sorted([*done, *new], key=lambda t: (str(t.task_path), t.attempt))
         return summarise(results, time.monotonic() - started, self.attempts, self.batch_dir)
-
-    def _remove_orphans(self) -> None:
-        """Containers a killed (kill -9) batch or run left behind are removed before new ones start."""
-        try:
-            removed = remove_orphaned_containers()
-        except SandboxError:
-            return  # no engine: each trial reports it
-        if removed and not self.quiet:
-            Console(stderr=True, highlight=False).print(
-                f"removed {len(removed)} container(s) a killed Helium process left: {', '.join(removed)}",
-                markup=False)
 
     def _plan(self) -> dict[str, Any]:
         return {"tasks": [str(p) for p in self.task_paths], "attempts": self.attempts, "agent": self.agent,

@@ -14,10 +14,11 @@ import json
 import posixpath
 import shlex
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from helium.environments import PROVIDERS, Environment, EnvironmentSpec
+from helium.environments import PROVIDERS, Environment, EnvironmentSpec, SandboxError, remove_orphaned_containers
 from helium.errors import ConfigError, HeliumError
 from helium.runner.task import Task
 
@@ -130,6 +131,18 @@ def check_provider(provider: str) -> None:
         raise ConfigError("the local provider runs tasks under bubblewrap, which is not installed "
                           "(apt-get install bubblewrap); without it a task's commands would write to this "
                           "machine's own /app and /home. Use --provider docker instead")
+
+
+def remove_orphaned_sandboxes(say: Callable[[str], None] | None) -> None:
+    """Remove the containers a killed (kill -9) Helium process on this machine left, before new ones start.
+
+    Without an engine there is nothing to do here: the trial itself reports it."""
+    try:
+        removed = remove_orphaned_containers()
+    except SandboxError:
+        return
+    if removed and say is not None:
+        say(f"removed {len(removed)} container(s) a killed Helium process left: {', '.join(removed)}")
 
 
 def environment_spec(task: Task) -> EnvironmentSpec:

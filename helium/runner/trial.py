@@ -48,6 +48,7 @@ from helium.runner.setup import (
     REPLAYED_PROVIDERS,
     check_provider,
     environment_spec,
+    remove_orphaned_sandboxes,
     replay_dockerfile,
     run_setup_commands,
 )
@@ -142,6 +143,8 @@ class AgentRunner:
         if self.agent == "oracle" and not task.has_solution:
             raise HeliumError(f"{task.solution_dir / 'solve.sh'}: missing, so the oracle agent cannot run this task")
         check_provider(self.provider)
+        if self.provider == "docker" and self.batch_dir is None:  # a batch does this once, for all its trials
+            remove_orphaned_sandboxes(self._say)
         secrets = secrets_to_hide([self.settings.api_key])
         sandbox_root = Path(tempfile.mkdtemp(prefix=f"helium-{task.name}-"))
         try:

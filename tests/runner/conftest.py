@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import sqlite3
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import docker
 import pytest
 from atif import Trajectory
+from docker.models.containers import Container
 
 from helium.config import Settings, load_settings
-from helium.environments.docker import LABEL
+from helium.environments.docker import LABEL, OWNER_LABEL
+from helium.environments.images import SANDBOX_IMAGE
 from tests.support.docker_engine import docker_or_skip
 
 REPO = Path(__file__).resolve().parents[2]
@@ -79,6 +83,19 @@ def leftover_containers(client: docker.DockerClient, trial_dirs: list[Path]) -> 
     sandboxes = {json.loads((trial / "config.json").read_text())["sandbox"] for trial in trial_dirs}
     labels = [c.labels.get(LABEL, "") for c in client.containers.list(all=True, filters={"label": LABEL})]
     return [label for label in labels if label in sandboxes]
+
+
+def orphaned_container(client: docker.DockerClient) -> Container:
+    """A container as a Helium process killed with kill -9 leaves it: its owner label names a process that ended."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    return client.containers.create(SANDBOX_IMAGE, ["true"], labels={
+        LABEL: "orphan", OWNER_LABEL: f"{socket.gethostname()}:{dead.pid}:1"})
+
+
+def assert_gone(container: Container) -> None:
+    with pytest.raises(docker.errors.NotFound):
+        container.reload()
 
 
 def assert_secret_absent(secret: str, output_dir: Path, db_path: Path) -> None:

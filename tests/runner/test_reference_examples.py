@@ -13,7 +13,7 @@ from pathlib import Path
 
 import docker
 
-from tests.runner.conftest import REPO, TASKS, leftover_containers
+from tests.runner.conftest import REPO, TASKS, assert_gone, leftover_containers, orphaned_container
 from tests.support.scripted_openai import ScriptedOpenAIServer
 
 BASIC_TASK_EXECUTION = '''
@@ -135,6 +135,7 @@ def test_reference_examples_run_verbatim_in_docker(tmp_path: Path, model_server:
            "PYTHONPATH": str(REPO), "HELIUM_BASE_URL": model_server.base_url}
     for name in ("HELIUM_API_KEY", "HELIUM_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         env.pop(name, None)
+    orphan = orphaned_container(docker_engine)  # a trial started alone removes it too
     done = subprocess.run([sys.executable, "-c", RUN_EACH, BASIC_TASK_EXECUTION, ERROR_HANDLING, SAVING_RESULTS,
                            MULTIPLE_MODELS], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
@@ -150,3 +151,4 @@ def test_reference_examples_run_verbatim_in_docker(tmp_path: Path, model_server:
     assert len(trials) == 6 and all(json.loads((t / "config.json").read_text())["provider"] == "docker"
                                     for t in trials)
     assert leftover_containers(docker_engine, trials) == []
+    assert_gone(orphan)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,12 +13,18 @@ import pytest
 
 from helium import AgentRunner, BatchResult, ParallelRunner, RunResult, discover_tasks
 from helium.config import Settings
-from helium.environments.docker import LABEL, OWNER_LABEL
-from helium.environments.images import SANDBOX_IMAGE
 from helium.errors import HeliumError
 from helium.runner import TaskError
 from helium.state.store import ProjectStore
-from tests.runner.conftest import TASKS, TaskMaker, assert_secret_absent, leftover_containers, valid_atif
+from tests.runner.conftest import (
+    TASKS,
+    TaskMaker,
+    assert_gone,
+    assert_secret_absent,
+    leftover_containers,
+    orphaned_container,
+    valid_atif,
+)
 from tests.support import fake_daytona
 
 EXPECTED = {"broken-verifier": "error", "create-hello-file": "passed", "fix-failing-test": "passed",
@@ -85,15 +89,11 @@ def test_oracle_solves_every_example_task_locally(settings: Settings, tmp_path: 
 
 def test_oracle_solves_every_example_task_in_docker(settings: Settings, tmp_path: Path,
                                                    docker_engine: docker.DockerClient) -> None:
-    dead = subprocess.Popen(["true"])
-    dead.wait()  # a container whose owner was killed (kill -9) before it could remove it:
-    orphan = docker_engine.containers.create(SANDBOX_IMAGE, ["true"], labels={
-        LABEL: "orphan", OWNER_LABEL: f"{socket.gethostname()}:{dead.pid}:1"})
+    orphan = orphaned_container(docker_engine)
     batch = run_batch(settings, "docker", tmp_path)
     check_oracle_batch(batch, settings)
     assert leftover_containers(docker_engine, [t.result.output_dir for t in batch.tasks]) == []
-    with pytest.raises(docker.errors.NotFound):  # the batch removed it before it started
-        orphan.reload()
+    assert_gone(orphan)  # the batch removed it before its trials started
 
 
 def test_oracle_trial_in_daytona_through_the_sdk_fake(settings: Settings, tmp_path: Path,
