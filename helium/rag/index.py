@@ -89,6 +89,15 @@ class AddReport:
                 "chunks_added": sum(o.chunks for o in self.with_status("indexed"))}
 
 
+SECRET_FILES = (".env", ".env.*", "*.pem", "*.key", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".netrc", ".pgpass")
+"""Names of files that usually hold keys or passwords: a directory or glob leaves them out (with that reason),
+so `rag add .` or `@.` never sends them to the model or stores them; naming one on its own indexes it."""
+
+
+def holds_secrets(path: Path) -> bool:
+    return any(fnmatch.fnmatch(path.name, pattern) for pattern in SECRET_FILES)
+
+
 @dataclass
 class _Selection:
     files: list[Path] = field(default_factory=list)
@@ -149,14 +158,15 @@ class RagIndex:
             if glob.has_magic(str(path)):
                 matches = [Path(m) for m in sorted(glob.glob(str(path), recursive=True))]
                 for match in matches:
-                    selection.files.extend(_walk(match) if match.is_dir() else [match])
+                    selection.files.extend(self._without_secret_files(_walk(match) if match.is_dir() else [match],
+                                                                      selection))
                 pattern = self.key(path)
                 selection.gone.extend(k for k in indexed if fnmatch.fnmatch(k, pattern)
                                       and not self.absolute(k).exists())
                 if not matches:
                     selection.missing.append(spec)
             elif path.is_dir():
-                selection.files.extend(_walk(path))
+                selection.files.extend(self._without_secret_files(_walk(path), selection))
                 prefix = self.key(path)
                 selection.gone.extend(k for k in indexed if _is_under(k, prefix) and not self.absolute(k).exists())
             elif path.exists() or path.is_symlink():
@@ -168,6 +178,14 @@ class RagIndex:
         selection.files = [f for f in dict.fromkeys(selection.files) if not self._escapes(f, selection)]
         selection.gone = list(dict.fromkeys(selection.gone))
         return selection
+
+    def _without_secret_files(self, found: list[Path], selection: _Selection) -> list[Path]:
+        """The files a directory or glob found, less those named like key or password files (skipped, with why)."""
+        for path in found:
+            if holds_secrets(path):
+                selection.refused.append(FileOutcome(self.key(path), "skipped", reason=(
+                    "may hold secrets (a key or password file): name it on its own to index it")))
+        return [path for path in found if not holds_secrets(path)]
 
     def _escapes(self, path: Path, selection: _Selection) -> bool:
         """In a confined index, a file whose real path is outside the workspace (a symlink) is refused."""

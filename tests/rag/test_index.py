@@ -88,6 +88,19 @@ def test_a_directory_in_a_git_work_tree_leaves_ignored_files_out(workspace: Path
     assert statuses(index.add(["."])) == {".gitignore": "indexed", "kept.md": "indexed"}
 
 
+def test_directories_and_globs_leave_out_files_that_hold_secrets(workspace: Path, index: RagIndex) -> None:
+    (workspace / "conf").mkdir()
+    (workspace / "conf" / ".env").write_text("OPENAI_API_KEY=sk-proj-abcdefghijklmnop1234\n")
+    (workspace / "conf" / "server.pem").write_text("-----BEGIN PRIVATE KEY-----\n")
+    (workspace / "conf" / "notes.md").write_text("# Notes\n\nthe server reads conf/.env\n")
+    report = index.add(["conf"])
+    assert statuses(report) == {"conf/.env": "skipped", "conf/server.pem": "skipped", "conf/notes.md": "indexed"}
+    assert "may hold secrets" in next(o.reason for o in report.outcomes if o.path == "conf/.env")
+    assert statuses(index.add(["conf/*.pem"])) == {"conf/server.pem": "skipped"}
+    assert "sk-proj" not in " ".join(hit.text for hit in index.vectors.get(COLLECTION))
+    assert statuses(index.add(["conf/.env"])) == {"conf/.env": "indexed"}  # named on its own: the user means it
+
+
 def test_a_confined_index_refuses_paths_outside_the_workspace(workspace: Path, tmp_path: Path) -> None:
     (tmp_path / "outside.md").write_text("secret\n")
     store, confined = open_index(workspace)
