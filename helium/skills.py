@@ -101,12 +101,17 @@ def skill_folders(workspace: Path) -> list[Path]:
 def load_skills(workspace: Path) -> SkillCatalog:
     catalog = SkillCatalog()
     for folder in skill_folders(workspace):
+        here: dict[str, Path] = {}
         for path in sorted([*folder.glob("*/SKILL.md"), *folder.glob("*.md")]):
             try:
                 skill = parse_skill(path)
             except ValueError as exc:
                 catalog.warnings.append(f"skipped skill {path}: {exc}")
                 continue
+            if skill.name in here:  # two files of one folder: neither may silently replace the other
+                catalog.warnings.append(f"skipped skill {path}: {here[skill.name]} already defines {skill.name!r}")
+                continue
+            here[skill.name] = path
             catalog.skills[skill.name] = skill
     return catalog
 

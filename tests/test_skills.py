@@ -72,6 +72,16 @@ def test_a_broken_skill_warns_and_the_rest_load(folders, text: str, problem: str
     assert "bad/SKILL.md" in warning and problem in warning
 
 
+def test_two_files_of_one_folder_with_the_same_name_warn(folders) -> None:
+    _, project = folders
+    write(project / "caveman" / "SKILL.md", "---\ndescription: folder version\n---\nUgh.\n")
+    write(project / "caveman.md", "---\ndescription: plain file version\n---\nGrunt.\n")
+    catalog = load_skills(project.parent.parent)
+    assert catalog.get("caveman").description == "folder version"
+    [warning] = catalog.warnings
+    assert "caveman.md" in warning and "caveman/SKILL.md already defines 'caveman'" in warning
+
+
 def test_new_skill_writes_a_template_that_loads(folders) -> None:
     _, project = folders
     path = new_skill(project.parent.parent, "reviewer")
