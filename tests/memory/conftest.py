@@ -12,7 +12,7 @@ from helium.memory.store import MemoryStore
 from helium.state.store import ProjectStore
 from helium.state.vectors import LocalEmbedder, VectorStore
 from tests.conftest import Cli
-from tests.memory.embeddings_server import base_url, embeddings_server
+from tests.support.embeddings_server import base_url, embeddings_server
 
 
 @pytest.fixture

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import shutil
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -17,7 +13,7 @@ from helium.config import Settings
 from helium.rag.index import RagIndex, open_rag_index
 from helium.state.store import ProjectStore
 from tests.conftest import Cli
-from tests.memory.embeddings_server import bag_of_words, base_url, embeddings_server
+from tests.support.embeddings_server import base_url, embeddings_server
 
 DOCS = Path(__file__).resolve().parents[1] / "data" / "docs"
 CORPUS = sorted(p.name for p in DOCS.iterdir() if p.name != "LICENSES.md")
@@ -79,33 +75,9 @@ def rag_cli(cli: Cli) -> Iterator[Cli]:
         yield cli
 
 
-class _SlowEmbeddings(BaseHTTPRequestHandler):
-    """An OpenAI-compatible /embeddings endpoint that takes 0.8 s per request, so a test can stop
-    `helium rag add` between two files."""
-
-    def do_POST(self) -> None:  # noqa: N802 - the http.server API
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        time.sleep(0.8)
-        payload = json.dumps({"object": "list", "data": [{"object": "embedding", "index": i,
-                                                          "embedding": bag_of_words(text)}
-                                                         for i, text in enumerate(body["input"])]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @contextmanager
 def slow_embeddings_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _SlowEmbeddings)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    try:
+    """An /embeddings endpoint that takes 0.8 s per request, so a test can stop `helium rag add` between
+    two files."""
+    with embeddings_server(delay=0.8) as server:
         yield base_url(server)
-    finally:
-        server.shutdown()
-        server.server_close()

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-import json
-import threading
+import math
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from helium.config import load_settings
 from helium.errors import ConfigError, HeliumError
-from helium.state.vectors import EndpointEmbedder, LocalEmbedder, VectorStore, cosine_similarity, open_vector_store
+from helium.state.vectors import (
+    EndpointEmbedder,
+    LocalEmbedder,
+    VectorStore,
+    cosine_similarity,
+    open_vector_store,
+)
+from tests.support.embeddings_server import bag_of_words, base_url, embeddings_server
 
 DOCS = {
     "cats": "Cats are small domestic felines that purr and chase mice.",
@@ -55,53 +61,31 @@ def test_unit_vectors_and_cosine() -> None:
     assert 0.3 < cosine_similarity(a, b) < 1.0
 
 
-class _EmbeddingsHandler(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 - the http.server API
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append((self.path, self.headers.get("Authorization"), body))  # type: ignore[attr-defined]
-        if body["model"] == "broken":
-            payload = b'{"nope": 1}'
-        else:
-            rows = [{"index": i, "embedding": [float(len(t)), 0.0, 1.0]} for i, t in enumerate(body["input"])]
-            payload = json.dumps({"object": "list", "data": rows[::-1]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def embeddings_server() -> Iterator[ThreadingHTTPServer]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _EmbeddingsHandler)
-    server.requests = []  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+def embeddings() -> Iterator[ThreadingHTTPServer]:
+    with embeddings_server() as server:
+        yield server
 
 
-def test_an_openai_compatible_endpoint_can_embed(embeddings_server: ThreadingHTTPServer, tmp_path: Path,
+def test_an_openai_compatible_endpoint_can_embed(embeddings: ThreadingHTTPServer, tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    url = f"http://127.0.0.1:{embeddings_server.server_port}/v1"
+    url = base_url(embeddings)
     monkeypatch.setenv("HELIUM_EMBEDDING_BASE_URL", url)
     monkeypatch.setenv("HELIUM_EMBEDDING_MODEL", "nomic-embed")
     monkeypatch.setenv("HELIUM_API_KEY", "sk-test")
     store = open_vector_store(load_settings(tmp_path))
-    vectors = store.embed(["ab", "abcd"])
-    path, auth, body = embeddings_server.requests[0]  # type: ignore[attr-defined]
+    vectors = store.embed(["red apples", "green pears"])
+    path, auth, body = embeddings.requests[0]
     assert (path, auth, body["model"]) == ("/v1/embeddings", "Bearer sk-test", "nomic-embed")
-    assert vectors[0][0] < vectors[1][0]  # rows put back in input order, then normalised
-    assert abs(sum(x * x for x in vectors[1]) - 1.0) < 1e-9
+    # The server sends rows in reverse order: they are put back in input order, then normalised.
+    for vector, text in zip(vectors, ["red apples", "green pears"], strict=True):
+        raw = bag_of_words(text)
+        assert vector == pytest.approx([x / math.sqrt(sum(y * y for y in raw)) for x in raw])
     assert store.path == tmp_path / ".helium" / "chroma"
 
 
-def test_a_bad_endpoint_is_one_clear_error(embeddings_server: ThreadingHTTPServer) -> None:
-    url = f"http://127.0.0.1:{embeddings_server.server_port}/v1"
+def test_a_bad_endpoint_is_one_clear_error(embeddings: ThreadingHTTPServer) -> None:
+    url = base_url(embeddings)
     with pytest.raises(HeliumError, match="not an OpenAI embeddings response"):
         EndpointEmbedder(url, "broken").embed(["x"])
     with pytest.raises(HeliumError, match="failed"):
@@ -109,8 +93,8 @@ def test_a_bad_endpoint_is_one_clear_error(embeddings_server: ThreadingHTTPServe
 
 
 def test_switching_models_on_an_existing_collection_is_refused(tmp_path: Path,
-                                                               embeddings_server: ThreadingHTTPServer) -> None:
-    url = f"http://127.0.0.1:{embeddings_server.server_port}/v1"
+                                                               embeddings: ThreadingHTTPServer) -> None:
+    url = base_url(embeddings)
     VectorStore(tmp_path, EndpointEmbedder(url, "small")).upsert("test-x", ["a"], ["a"], [{}])
     with pytest.raises(ConfigError, match="made with 'small'"):
         VectorStore(tmp_path, EndpointEmbedder(url, "other")).count("test-x")

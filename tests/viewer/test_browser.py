@@ -24,7 +24,7 @@ if not Path(CHROMIUM).exists():
 
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402 - only where a browser exists
 
-LIVE_TIMEOUT = 60_000
+LIVE_TIMEOUT = 120_000
 """Milliseconds to wait for a change to reach the page (generous: CI shares 2 cores with other tests)."""
 SCREENSHOT_DIR = Path(os.environ.get("HELIUM_SCREENSHOTS", "")) if os.environ.get("HELIUM_SCREENSHOTS") else None
 

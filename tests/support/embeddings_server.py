@@ -1,9 +1,11 @@
-"""An OpenAI-compatible `/v1/embeddings` server on 127.0.0.1 for end-to-end tests of memory and skills.
+"""An OpenAI-compatible `/v1/embeddings` server on 127.0.0.1 for tests of vectors, memory, skills and RAG.
 
 Each CLI subprocess would otherwise load the offline MiniLM model (about 10 s on the test machine), so
 subprocess tests point `HELIUM_EMBEDDING_BASE_URL` here.  It speaks the real protocol (rows with an
-`index`, a `data` list, `usage`), and embeds a text as a hashed bag of its content words, so texts that
-share words are close and texts that share none are orthogonal.  In-process tests use the real model.
+`index`, a `data` list, `usage`; rows come back in reverse order, which the protocol allows since each
+names its `index`), and embeds a text as a hashed bag of its content words, so texts that share words are
+close and texts that share none are orthogonal.  A request for the model `broken` gets a body that is not
+an embeddings response.  In-process tests use the real model.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,10 +41,13 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
         self.server.inputs.extend(texts)
-        payload = json.dumps({"object": "list", "model": body.get("model"),
-                              "data": [{"object": "embedding", "index": i, "embedding": bag_of_words(t)}
-                                       for i, t in enumerate(texts)],
+        self.server.requests.append((self.path, self.headers.get("Authorization"), body))
+        time.sleep(self.server.delay)
+        rows = [{"object": "embedding", "index": i, "embedding": bag_of_words(t)} for i, t in enumerate(texts)]
+        payload = json.dumps({"object": "list", "model": body.get("model"), "data": rows[::-1],
                               "usage": {"prompt_tokens": 0, "total_tokens": 0}}).encode()
+        if body.get("model") == "broken":
+            payload = b'{"nope": 1}'
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
@@ -55,13 +61,16 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     inputs: list[str]
+    requests: list[tuple[str, str | None, dict]]
+    delay: float
 
 
 @contextmanager
-def embeddings_server() -> Iterator[_Server]:
-    """A running server; its `inputs` lists every text it embedded."""
+def embeddings_server(delay: float = 0.0) -> Iterator[_Server]:
+    """A running server answering each request after `delay` seconds; `inputs` lists every text it
+    embedded, `requests` each request's (path, Authorization header, body)."""
     server = _Server(("127.0.0.1", 0), _Handler)
-    server.inputs = []
+    server.inputs, server.requests, server.delay = [], [], delay
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
