@@ -17,7 +17,7 @@ TRAJECTORY_FILE = Path("agent") / "trajectory.json"
 VERIFIER_DIR = "verifier"
 REDACTED = "[redacted]"
 MIN_SECRET_LENGTH = 6
-"""Shorter values (an `ollama` placeholder key, say) are not worth hunting for in outputs."""
+"""Shorter values (the dummy key `ollama` wants, say) are not worth hunting for in outputs."""
 
 
 def new_trial_dir(output_dir: Path, task_name: str) -> Path:
